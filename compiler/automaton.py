@@ -1,0 +1,139 @@
+"""Expand :class:`~toolgram.compiler.ir.Until` into right-linear rules.
+
+The rules recognise exactly the texts an Aho-Corasick automaton over the
+forbidden strings accepts without ever reaching a match.  When the text is
+``followed`` by a stop string, only end states from which reading a stop
+finds that stop as the *first* match are accepting, so a grammar and a
+left-to-right parser split ``value</parameter>`` at the same place even for
+self-overlapping stops such as ``"\\n</parameter>\\n"``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .ir import EMPTY, Chars, Expr, Ref, Rep, Until, alt, seq
+
+_START = "\0start"
+
+
+class _Automaton:
+    def __init__(self, node: Until) -> None:
+        self.node = node
+        self.forbidden = tuple(dict.fromkeys(node.stops + node.excludes))
+        self.prefixes = {f[:i] for f in self.forbidden for i in range(len(f))}
+        self.alphabet = sorted({c for f in self.forbidden for c in f})
+
+    def step(self, state: str, ch: str) -> str | None:
+        """Next state, or None when a forbidden string has just been completed."""
+        text = ("" if state == _START else state) + ch
+        if any(text.endswith(f) for f in self.forbidden):
+            return None
+        while text not in self.prefixes:
+            text = text[1:]
+        return text
+
+    def accepting(self, state: str) -> bool:
+        if state == _START:
+            return not self.node.nonempty
+        if not self.node.followed:
+            return True
+        for stop in self.node.stops:
+            cur: str | None = state
+            for i, ch in enumerate(stop):
+                assert cur is not None
+                cur = self.step(cur, ch)
+                if cur is None and i < len(stop) - 1:
+                    return False
+            if cur is not None:
+                return False
+        return True
+
+
+@lru_cache(maxsize=512)
+def until_rules(node: Until, prefix: str) -> tuple[str, tuple[tuple[str, Expr], ...]]:
+    """Rules for ``node``: returns the start rule's name and ``(name, expr)`` pairs, names from ``prefix``."""
+    auto = _Automaton(node)
+    start = _START if (node.first_not or node.nonempty) else ""
+    names = {start: prefix}
+    states = [start]
+    todo = [start]
+    transitions: dict[str, dict[str, str]] = {}
+    while todo:
+        state = todo.pop()
+        barred = set(node.first_not) if state == _START else set()
+        moves = {}
+        for ch in auto.alphabet:
+            if ch in barred:
+                continue
+            nxt = auto.step(state, ch)
+            if nxt is not None:
+                moves[ch] = nxt
+        transitions[state] = moves
+        for t in sorted(set(moves.values()) | {""}):
+            if t not in names:
+                names[t] = f"{prefix}-{len(names)}"
+                states.append(t)
+                todo.append(t)
+    rules: list[tuple[str, Expr]] = []
+    for state in states:
+        moves = transitions[state]
+        special = set(auto.alphabet) | (set(node.first_not) if state == _START else set())
+        by_target: dict[str, set[str]] = {"": set()}
+        for ch, t in moves.items():
+            by_target.setdefault(t, set()).add(ch)
+        branches: list[tuple[str, Chars]] = []
+        for t, chs in sorted(by_target.items()):
+            if t == "":
+                branches.append((t, Chars.of("".join(sorted(special - chs)), negated=True)))
+            else:
+                branches.append((t, Chars.of("".join(sorted(chs)))))
+        loop = [cls for t, cls in branches if t == state]
+        parts: list[Expr] = [EMPTY] if auto.accepting(state) else []
+        parts += [seq(cls, Ref(names[t])) for t, cls in branches if t != state]
+        body = alt(*parts)
+        if loop:
+            body = seq(Rep(loop[0], 0, None), body)
+        rules.append((names[state], body))
+    return names[start], tuple(rules)
+
+
+def rx_escape(text: str) -> str:
+    """``re.escape`` that also spells control characters and ``/`` as escapes (Lark regex literals)."""
+    out = []
+    for ch in text:
+        cp = ord(ch)
+        if ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif cp < 0x20 or cp == 0x7F:
+            out.append(f"\\x{cp:02x}")
+        elif ch == "/":
+            out.append("\\/")
+        elif cp in (0x2028, 0x2029, 0x85):
+            out.append(f"\\u{cp:04x}")
+        else:
+            out.append(re.escape(ch))
+    return "".join(out)
+
+
+def until_regex(node: Until) -> str:
+    """A Python regex (for Lark) matching the same texts as :func:`until_rules` (non-empty form)."""
+    forbidden = tuple(dict.fromkeys(node.stops + node.excludes))
+    look = "|".join(rx_escape(f) for f in sorted(forbidden, key=len, reverse=True))
+    body = f"(?:(?!{look})[\\s\\S])" if look else "[\\s\\S]"
+    first = ""
+    if node.first_not:
+        first = "(?![" + "".join(_re_class_char(c) for c in node.first_not) + "])"
+    return f"{first}{body}+"
+
+
+def _re_class_char(c: str) -> str:
+    return "\\" + c if c in "\\]^-[" else rx_escape(c)
+
+
+__all__ = ["until_rules", "until_regex"]

@@ -1,0 +1,293 @@
+"""Format description + tools + options -> grammar IR.
+
+This is the only place that knows how a :class:`FormatSpec` turns into rules;
+every dialect prints the resulting :class:`Grammar`, and the strict parser
+reads the Lark tree through ``Grammar.meta``:
+
+* ``("call", i)``            -- one call of ``tools[i]``
+* ``("arg", i, key)``        -- the value text of a declared argument
+* ``("args", i)``            -- the whole JSON arguments object (JSON formats)
+* ``("extra", i)``           -- one undeclared argument member (free-form tools)
+* ``("reasoning",)`` / ``("content",)`` -- reasoning text / free text
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ..grammars.spec import FormatSpec, JsonCall, PythonCall, XmlCall
+from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq
+from .options import Options
+from .schema import SchemaContext, Tool
+from .values import JSON_WS, WS, ValueBuilder
+
+# ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
+ECMA_SPACE = " \t\n\r\v\f\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+             "\u2028\u2029\u202f\u205f\u3000\ufeff"
+ENVELOPE_WS = Rep(Chars.of(ECMA_SPACE), 0, None)
+IDENT = seq(Chars((( 65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90), (95, 95), (97, 122))), 0, None))
+XML_NAME = Rep(Chars.of("<>\n", negated=True), 1, None)
+WS_TOKEN = Token(WS, "WS")
+
+Mode = Literal["full", "lazy"]
+
+
+class GrammarBuilder:
+    """Builds the IR for one format, tool set and option set."""
+
+    def __init__(self, spec: FormatSpec, options: Options, tools: list[Tool]) -> None:
+        self.spec = spec
+        self.opts = options
+        self.all_tools = tools
+        self.g = Grammar()
+        self.relaxed: list[dict[str, str]] = []
+
+    # -- values ---------------------------------------------------------------------------------
+    def _ctx(self, index: int, tool: Tool) -> SchemaContext:
+        ctx = SchemaContext(root=tool.parameters, path=f"$[{index}].function.parameters",
+                            permissive=self.opts.permissive)
+        ctx.relaxed = self.relaxed
+        return ctx
+
+    def _members(self, index: int, tool: Tool, member, extra_member
+                 ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None]:
+        """(member, required) pairs for the tool's declared properties, plus the undeclared-member rule."""
+        schema = tool.parameters
+        ctx = self._ctx(index, tool)
+        if "$ref" in schema:
+            schema, _ = ctx.resolve(schema["$ref"], ctx.path)
+        ctx.check_keywords(schema, ctx.path)
+        props = schema.get("properties") or {}
+        required = set(schema.get("required") or [])
+        for r in required:
+            if r not in props:
+                raise_missing(r, ctx.path)
+        members = [(*member(k, sub, f"{ctx.path}.properties.{k}", ctx), k in required) for k, sub in props.items()]
+        ap = schema.get("additionalProperties")
+        extra = None
+        if ap not in (None, False) or (ap is None and "properties" not in schema):
+            extra = (EMPTY, self.g.add(f"extra-{tool.name}", extra_member(ctx), meta=("extra", index)))
+        return members, extra
+
+    # -- calls ------------------------------------------------------------------------------------
+    def call(self, index: int, tool: Tool) -> Expr:
+        c = self.spec.call
+        if isinstance(c, XmlCall):
+            body = self._xml_call(index, tool, c)
+        elif isinstance(c, JsonCall):
+            body = self._json_call(index, tool, c)
+        else:
+            body = self._python_call(index, tool, c)
+        return self.g.add(f"call-{tool.name}", body, meta=("call", index))
+
+    def _xml_call(self, index: int, tool: Tool, c: XmlCall) -> Expr:
+        head = Lit(c.function_open + tool.name + c.name_end)
+
+        def raw(min_len: int = 0, max_len: int | None = None) -> Expr:
+            if min_len == 0 and max_len is None:
+                return Token(Until((c.param_end,), nonempty=True), "RAW")
+            # Bounded raw strings exclude '<', which every delimiter contains.
+            return Token(Rep(Chars.of("<", negated=True), max(min_len, 1), max_len), "RAWB")
+
+        def value_of(schema: Any, path: str, ctx: SchemaContext) -> Expr:
+            kind = _xml_kind(schema, ctx, path)
+            if kind == "raw":
+                return opt(raw())
+            if isinstance(kind, tuple):
+                lo, hi = kind
+                return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
+            if kind == "enum":
+                return alt(*(Lit(v) for v in _string_choices(schema, ctx, path)))
+            vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
+            return vb.value(schema, path, f"t{index}-v")
+
+        def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
+            arg = self.g.add(f"arg-{tool.name}-{key}", value_of(schema, path, ctx), meta=("arg", index, key))
+            return Lit(c.param_open + key + c.param_name_end), seq(arg, Lit(c.param_end))
+
+        def extra_member(ctx: SchemaContext) -> Expr:
+            return seq(Lit(c.param_open), Token(XML_NAME, "XMLNAME"), Lit(c.param_name_end), opt(raw()),
+                       Lit(c.param_end))
+
+        if not tool.strict:
+            params: Expr = Rep(self.g.add(f"extra-{tool.name}", extra_member(self._ctx(index, tool)),
+                                          meta=("extra", index)), 0, None)
+        else:
+            members, extra = self._members(index, tool, member, extra_member)
+            vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
+            params = vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
+        return seq(head, params, Lit(c.function_end))
+
+    def _json_call(self, index: int, tool: Tool, c: JsonCall) -> Expr:
+        ctx = self._ctx(index, tool)
+        vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
+        if tool.strict:
+            args = vb.value(tool.parameters, ctx.path, f"args-{tool.name}")
+        else:
+            args = vb.obj({"type": "object"}, ctx.path, f"args-{tool.name}")
+        args_rule = self.g.add(f"args-{tool.name}", args, meta=("args", index))
+        env = ENVELOPE_WS
+
+        def punct(text: str) -> Expr:
+            return Token(seq(env, Lit(text), env), {":": "ECOLON", ",": "ECOMMA"}[text])
+
+        return seq(
+            Token(seq(Lit("{"), env, Lit('"name"')), "ENAME"), punct(":"),
+            Lit(f'"{tool.name}"'), punct(","), Lit(f'"{c.args_key}"'), punct(":"),
+            args_rule, Token(seq(env, Lit("}")), "ECLOSE"),
+        )
+
+    def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
+        ctx = self._ctx(index, tool)
+        vb = ValueBuilder(self.g, "python", ctx, f"t{index}")
+        comma = vb.punct(",")
+
+        def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
+            arg = self.g.add(f"arg-{tool.name}-{key}", vb.value(schema, path, f"t{index}-{key}"),
+                             meta=("arg", index, key))
+            return Lit(key + "="), arg
+
+        def extra_member(ctx: SchemaContext) -> Expr:
+            return seq(Token(IDENT, "IDENT"), Lit("="), vb.any_value())
+
+        if not tool.strict:
+            extra = self.g.add(f"extra-{tool.name}", extra_member(ctx), meta=("extra", index))
+            args: Expr = vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
+        else:
+            members, extra = self._members(index, tool, member, extra_member)
+            args = vb.object_body(members, comma, extra, f"params-{tool.name}")
+        return seq(Lit(tool.name + "("), JSON_WS, args, JSON_WS, Lit(")"))
+
+    # -- scopes -----------------------------------------------------------------------------------
+    def calls_rule(self) -> tuple[Expr, Expr, Expr]:
+        """(all calls, the part after the trigger word, the bare call list) for the tools and parallel flag."""
+        index = {t.name: i for i, t in enumerate(self.all_tools)}
+        one = alt(*(self.call(index[t.name], t) for t in self.opts.tools))
+        one = self.g.shared("call", one)
+        sc = self.spec.scope
+        if sc.per_call:
+            block = self.g.shared("block", seq(Lit(sc.open), one, Lit(sc.close)))
+            # whitespace and the next block's opening are one token (one-token look-ahead for LALR)
+            nxt = seq(Token(seq(WS, Lit(sc.open)), "NEXTBLOCK"), one, Lit(sc.close))
+            more = Rep(nxt, 0, None) if self.opts.parallel else EMPTY
+            trig = self.spec.trigger_word or ""
+            assert sc.open.startswith(trig)
+            after = seq(Lit(sc.open[len(trig):]), one, Lit(sc.close), more)
+            return seq(block, more), after, EMPTY
+        sep = Token(seq(WS, Lit(sc.separator), WS), "SEP")
+        inner = seq(one, Rep(seq(sep, one), 0, None)) if self.opts.parallel else one
+        if sc.open:
+            body = seq(Token(seq(Lit(sc.open), JSON_WS), "LOPEN"), inner, Token(seq(JSON_WS, Lit(sc.close)), "LCLOSE"))
+        else:
+            body = inner
+        body = self.g.shared("calls", body)
+        wrapped = [seq(Token(seq(Lit(w.open), WS), "WOPEN"), body, Token(seq(WS, Lit(w.close)), "WCLOSE")
+                       if w.close else EMPTY) for w in sc.wrappers]
+        self._wrapped = wrapped
+        return alt(body, *wrapped), EMPTY, body
+
+    def content(self, expr: Expr) -> Expr:
+        return self.g.add("content", expr, meta=("content",))
+
+    def reasoning_text(self, stops: tuple[str, ...]) -> Expr:
+        if not hasattr(self, "_reasoning"):
+            self._reasoning = opt(self.g.add("reasoning", Token(Until(stops, nonempty=True), "REASONING"),
+                                             meta=("reasoning",)))
+        return self._reasoning
+
+    def build(self, mode: Mode) -> Grammar:
+        spec, o = self.spec, self.opts
+        calls, after_trigger, self._body = self.calls_rule()
+        r = spec.reasoning if o.reasoning != "none" else None
+        trig = spec.trigger_word
+        tail = seq(calls, WS_TOKEN)
+        if mode == "lazy":
+            root = seq(Lit(trig), after_trigger, WS_TOKEN) if trig else tail
+        elif o.choice == "auto" and trig:
+            def dispatch(excl: tuple[str, ...]) -> Expr:
+                then = self.g.shared("after-trigger", seq(after_trigger, WS_TOKEN))
+                only = self.content(Token(Until((trig,), followed=False, excludes=excl, nonempty=True), "TEXT"))
+                before = self.content(Token(Until((trig,), excludes=excl, nonempty=True), "TEXT"))
+                lowered = alt(opt(only), seq(opt(before), Lit(trig), then))
+                return Dispatch(trig, then, excl, lowered)
+
+            if r is None:
+                root = dispatch(())
+            else:
+                stops = (r.close, trig) if r.trigger_ends else (r.close,)
+                inside = seq(self.reasoning_text(stops), Lit(r.close), dispatch(()))
+                if r.trigger_ends:
+                    inside = alt(inside, seq(self.reasoning_text(stops), Lit(trig), after_trigger, WS_TOKEN))
+                if o.reasoning == "forced":
+                    root = inside
+                else:
+                    root = alt(seq(Lit(r.open), inside), dispatch((r.open,)))
+        elif o.choice == "auto":
+            root = self._anchored_auto(tail)
+        else:
+            root = seq(WS_TOKEN, tail)
+            if r is not None:
+                stops = (r.close, spec.trigger_word) if r.trigger_ends and spec.trigger_word else (r.close,)
+                inside = seq(self.reasoning_text(stops), Lit(r.close), WS_TOKEN, tail)
+                if len(stops) == 2:
+                    inside = alt(inside, seq(self.reasoning_text(stops), tail))
+                root = inside if o.reasoning == "forced" else alt(seq(Lit(r.open), inside), root)
+        self.g.rules = {"root": root, **self.g.rules}
+        return self.g
+
+    def _anchored_auto(self, tail: Expr) -> Expr:
+        """Calls only at the start (after whitespace), or after a wrapper word; otherwise free text."""
+        sc = self.spec.scope
+        first = (sc.open or "{")[0]
+        words = tuple(w.open for w in sc.wrappers)
+        texts: list[Expr] = [self.content(Token(Until(words, followed=False, first_not=first + " \t\n",
+                                                      nonempty=True), "TEXT"))]
+        for wrapped in self._wrapped:
+            before = self.content(Token(Until(words, first_not=first + " \t\n", nonempty=True), "TEXT"))
+            texts.append(seq(before, wrapped, WS_TOKEN))
+        return seq(WS_TOKEN, opt(alt(tail, *texts)))
+
+def raise_missing(name: str, path: str) -> None:
+    from ..errors import SchemaError
+
+    raise SchemaError(f"required property {name!r} is not in properties", f"{path}.required")
+
+
+def _string_choices(schema: Any, ctx: SchemaContext, path: str) -> list[str]:
+    if "const" in schema:
+        return [schema["const"]]
+    return list(schema["enum"])
+
+
+def _xml_kind(schema: Any, ctx: SchemaContext, path: str) -> Any:
+    """How an XML argument is spelled: ``raw`` text, a bounded raw ``(min, max)``, an ``enum`` of
+    raw words, or ``json`` (any schema without a string branch)."""
+    if schema is True or schema == {} or not isinstance(schema, dict):
+        return "raw"
+    if "$ref" in schema:
+        target, _ = ctx.resolve(schema["$ref"], path)
+        return _xml_kind(target, ctx, path)
+    if "const" in schema:
+        return "enum" if isinstance(schema["const"], str) else "json"
+    if "enum" in schema:
+        vals = schema["enum"]
+        if isinstance(vals, list) and vals and all(isinstance(v, str) for v in vals):
+            return "enum"
+        return "raw" if any(isinstance(v, str) for v in vals or []) else "json"
+    t = schema.get("type")
+    if t == "string":
+        if "pattern" in schema:
+            ctx.unsupported("pattern", path)
+        lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
+        if lo == 0 and hi is None:
+            return "raw"
+        return (lo, int(hi) if hi is not None else None)
+    if isinstance(t, list) and "string" in t:
+        return "raw"
+    for key in ("anyOf", "oneOf"):
+        if key in schema and any(_xml_kind(b, ctx, path) != "json" for b in schema[key]):
+            return "raw"
+    if t is None and not any(k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items",
+                                                   "minimum", "maximum")):
+        return "raw"
+    return "json"

@@ -1,0 +1,120 @@
+"""``compile()``: format + tools + options -> a :class:`Bundle` (SPEC sections 3 and 8)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import OptionError
+from ..grammars import get_format
+from ..grammars.spec import FormatSpec
+from .build import GrammarBuilder
+from .emit.bnf import to_ebnf, to_gbnf
+from .emit.lark import lark_parser_kind, to_lark
+from .emit.structural_tag import to_structural_tag
+from .ir import Grammar
+from .options import DIALECTS, Options, resolve
+from .schema import Tool, load_tools
+
+LLAMA_TRIGGER_TYPES = {"word": 1, "pattern": 2, "pattern_full": 3}
+
+
+@dataclass
+class Bundle:
+    """A compiled grammar and everything needed to apply it (SPEC section 3's JSON object)."""
+
+    format: str
+    dialect: str
+    grammar: str | None
+    lazy: bool
+    triggers: list[dict[str, str]]
+    preserved_tokens: list[str]
+    llama_server: dict[str, Any] | None = None
+    lark_parser: str | None = None
+    relaxed: list[dict[str, str]] = field(default_factory=list)
+    ir: Grammar | None = field(default=None, repr=False)
+    options: Options | None = field(default=None, repr=False)
+    tools: list[Tool] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": self.format, "dialect": self.dialect, "grammar": self.grammar, "lazy": self.lazy,
+            "triggers": self.triggers, "preserved_tokens": self.preserved_tokens,
+        }
+        if self.llama_server is not None:
+            out["llama_server"] = self.llama_server
+        if self.lark_parser is not None:
+            out["lark_parser"] = self.lark_parser
+        if self.relaxed:
+            out["relaxed"] = self.relaxed
+        return out
+
+
+def build_ir(spec: FormatSpec, tools: list[Tool], options: Options, lazy: bool) -> tuple[Grammar, list[dict[str, str]]]:
+    """The IR for the options; ``lazy`` builds the from-the-trigger grammar of GBNF ``auto``."""
+    builder = GrammarBuilder(spec, options, tools)
+    return builder.build("lazy" if lazy else "full"), builder.relaxed
+
+
+def compile(  # noqa: A001 - the public name is SPEC's
+    format: str,
+    tools: Any,
+    *,
+    dialect: str = "gbnf",
+    tool_choice: Any = "auto",
+    parallel_tool_calls: bool | None = None,
+    reasoning: str | None = None,
+    allowed_tools: list[str] | None = None,
+    permissive: bool = False,
+) -> Bundle:
+    """Compile ``tools`` (an OpenAI tools array) for ``format`` into ``dialect``."""
+    spec = get_format(format)
+    if dialect not in DIALECTS:
+        raise OptionError(f"unknown dialect {dialect!r}; dialects: {', '.join(DIALECTS)}", "dialect")
+    tool_list = load_tools(tools)
+    opts = resolve(spec, tool_list, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
+                   reasoning=reasoning, allowed_tools=allowed_tools, permissive=permissive)
+    triggers = [{"type": t.type, "value": t.value} for t in spec.triggers]
+    preserved = list(spec.special_tokens)
+    lazy = dialect == "gbnf" and opts.choice == "auto"
+    bundle = Bundle(format=spec.id, dialect=dialect, grammar=None, lazy=lazy, triggers=triggers,
+                    preserved_tokens=preserved, options=opts, tools=tool_list)
+    if opts.choice != "none":
+        ir, relaxed = build_ir(spec, tool_list, opts, lazy)
+        bundle.ir = ir
+        bundle.relaxed = relaxed
+        if dialect == "gbnf":
+            bundle.grammar = to_gbnf(ir)
+        elif dialect == "ebnf":
+            bundle.grammar = to_ebnf(ir)
+        elif dialect == "lark":
+            bundle.grammar = to_lark(ir)
+            bundle.lark_parser = lark_parser_kind(bundle.grammar)
+        else:
+            bundle.grammar = json.dumps(to_structural_tag(spec, tool_list, opts, ir), ensure_ascii=False)
+    if dialect == "lark" and bundle.lark_parser is None:
+        bundle.lark_parser = "lalr"
+    if dialect == "gbnf":
+        bundle.llama_server = llama_server_fields(spec, bundle.grammar, lazy)
+    return bundle
+
+
+def llama_server_fields(spec: FormatSpec, grammar: str | None, lazy: bool) -> dict[str, Any]:
+    """llama-server request fields: integer trigger types, every trigger word preserved."""
+    triggers = []
+    for t in spec.triggers:
+        triggers.append({"type": LLAMA_TRIGGER_TYPES[t.type], "value": t.value})
+    words = [t.value for t in spec.triggers if t.type == "word"]
+    preserved = list(dict.fromkeys([*words, *spec.special_tokens]))
+    return {"grammar": grammar, "grammar_lazy": lazy, "grammar_triggers": triggers if lazy else [],
+            "preserved_tokens": preserved}
+
+
+def lazy_patterns(spec: FormatSpec) -> list[str]:
+    """The regexes llama.cpp's lazy sampler gets for this format's triggers (WORDs escaped)."""
+    out = []
+    for t in spec.triggers:
+        out.append(re.escape(t.value) if t.type == "word" else t.value)
+    return out

@@ -1,0 +1,164 @@
+"""Print the IR as GBNF (llama.cpp) or xgrammar EBNF; the two differ only in a few spellings."""
+
+from __future__ import annotations
+
+from ..automaton import until_rules
+from ..ir import Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until
+
+
+def _esc_char(cp: int, in_class: bool) -> str:
+    ch = chr(cp)
+    if ch == "\\":
+        return "\\\\"
+    if ch == "\n":
+        return "\\n"
+    if ch == "\r":
+        return "\\r"
+    if ch == "\t":
+        return "\\t"
+    if in_class and ch in "]-^[":
+        return "\\" + ch
+    if not in_class and ch == '"':
+        return '\\"'
+    if cp < 0x20 or cp == 0x7F:
+        return f"\\x{cp:02X}"
+    if 0xD800 <= cp <= 0xDFFF:
+        return f"\\u{cp:04X}"
+    return ch
+
+
+class BnfPrinter:
+    """Shared printer; subclasses set :attr:`dialect` and override :meth:`dispatch`."""
+
+    dialect = "gbnf"
+
+    def __init__(self, grammar: Grammar) -> None:
+        self.g = grammar
+        self.extra: dict[str, Expr] = {}
+        self._until_names: dict[Until, str] = {}
+        self._used: list[str] = []
+
+    # -- atoms -------------------------------------------------------------------------------------
+    def lit(self, text: str) -> str:
+        return '"' + "".join(_esc_char(ord(c), False) for c in text) + '"'
+
+    def chars(self, c: Chars) -> str:
+        if not c.ranges:
+            return "[^]" if c.negated else '("" [^])'
+        body = []
+        for lo, hi in c.ranges:
+            body.append(_esc_char(lo, True) if lo == hi else f"{_esc_char(lo, True)}-{_esc_char(hi, True)}")
+        return "[" + ("^" if c.negated else "") + "".join(body) + "]"
+
+    # -- structure ---------------------------------------------------------------------------------
+    def expr(self, e: Expr, ctx: str = "top") -> str:
+        if isinstance(e, Token):
+            return self.expr(e.expr, ctx)
+        if isinstance(e, Lit):
+            return self.lit(e.text)
+        if isinstance(e, Chars):
+            return self.chars(e)
+        if isinstance(e, Ref):
+            self._used.append(e.name)
+            return e.name
+        if isinstance(e, Seq):
+            text = " ".join(self.expr(i, "seq") for i in e.items)
+            return f"({text})" if ctx == "rep" else text
+        if isinstance(e, Alt):
+            if not e.items:
+                raise ValueError("empty alternation")
+            text = " | ".join(self.expr(i, "alt") for i in e.items)
+            return text if ctx == "top" else f"({text})"
+        if isinstance(e, Rep):
+            inner = self.expr(e.item, "rep")
+            return inner + self.quant(e.min, e.max)
+        if isinstance(e, Until):
+            return self.until(e)
+        if isinstance(e, Dispatch):
+            return self.dispatch(e)
+        raise TypeError(e)
+
+    @staticmethod
+    def quant(lo: int, hi: int | None) -> str:
+        if (lo, hi) == (0, None):
+            return "*"
+        if (lo, hi) == (1, None):
+            return "+"
+        if (lo, hi) == (0, 1):
+            return "?"
+        if hi is None:
+            return f"{{{lo},}}"
+        if lo == hi:
+            return f"{{{lo}}}"
+        return f"{{{lo},{hi}}}"
+
+    def until(self, u: Until) -> str:
+        if u not in self._until_names:
+            start, rules = until_rules(u, f"text-{len(self._until_names) + 1}")
+            self._until_names[u] = start
+            for name, body in rules:
+                self.extra[name] = body
+        self._used.append(self._until_names[u])
+        return self._until_names[u]
+
+    def dispatch(self, d: Dispatch) -> str:
+        return self.expr(d.lowered, "seq")
+
+    def render(self) -> str:
+        """Print the rules reachable from the root, root first, then in discovery order."""
+        lines = []
+        printed: set[str] = set()
+        self._used = [self.g.root]
+        while self._used:
+            name = self._used.pop(0)
+            if name in printed:
+                continue
+            printed.add(name)
+            body = self.g.rules[name] if name in self.g.rules else self.extra[name]
+            lines.append(f"{name} ::= {self.expr(body)}")
+        return "\n".join(lines) + "\n"
+
+
+class GbnfPrinter(BnfPrinter):
+    dialect = "gbnf"
+
+
+class EbnfPrinter(BnfPrinter):
+    """xgrammar EBNF: free text before a trigger becomes the portable ``TagDispatch`` form."""
+
+    dialect = "ebnf"
+
+    def dispatch(self, d: Dispatch) -> str:
+        key = f"dispatch-{len([n for n in self.extra if n.startswith('dispatch-')]) + 1}"
+        then = d.then if isinstance(d.then, Ref) else None
+        then_name = then.name if then else f"{key}-then"
+        if then is None:
+            self.extra[then_name] = d.then
+        excludes = ""
+        if d.excludes:
+            excludes = ", excludes=(" + ", ".join(self.lit(x) for x in d.excludes) + ("," if len(d.excludes) == 1 else "") + ")"
+        self.extra[key] = _Raw(f"TagDispatch(({self.lit(d.tag)}, {then_name}), loop_after_dispatch=false{excludes})")
+        self._used += [key, then_name]
+        return key
+
+    def expr(self, e: Expr, ctx: str = "top") -> str:
+        if isinstance(e, _Raw):
+            return e.text
+        return super().expr(e, ctx)
+
+
+class _Raw(Expr):
+    """Pre-printed rule text (TagDispatch)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def to_gbnf(grammar: Grammar) -> str:
+    return GbnfPrinter(grammar).render()
+
+
+def to_ebnf(grammar: Grammar) -> str:
+    return EbnfPrinter(grammar).render()

@@ -1,0 +1,237 @@
+"""Print the IR as a Lark grammar (rule ``start``).
+
+:class:`~toolgram.compiler.ir.Token` nodes become terminals (one regex each);
+rules tagged in ``Grammar.meta`` keep their names so the strict parser can read
+the tree; every other rule is inlined (``_name``).  :func:`lark_parser_kind`
+tells whether the grammar builds under LALR with the contextual lexer and no
+conflicts (Lark's ``strict`` mode), else Earley is the parser to use.
+"""
+
+from __future__ import annotations
+
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+from ..automaton import rx_escape, until_regex
+from ..ir import EMPTY, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until, alt, nullable, seq
+
+
+def _class_char(cp: int) -> str:
+    ch = chr(cp)
+    if ch in "\\]^-[":
+        return "\\" + ch
+    if ch == "\n":
+        return "\\n"
+    if ch == "\t":
+        return "\\t"
+    if cp < 0x20 or cp == 0x7F or 0xD800 <= cp <= 0xDFFF or cp in (0x2028, 0x2029, 0x85):
+        return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+    if ch == "/":
+        return "\\/"
+    return ch
+
+
+def _esc(text: str) -> str:
+    return rx_escape(text)
+
+
+class LarkPrinter:
+    def __init__(self, grammar: Grammar) -> None:
+        self.g = grammar
+        self.terminals: dict[str, str] = {}  # regex -> terminal name
+        self.priorities: dict[str, int] = {}
+        self._term_count = 0
+        self._names = {name: self._rule_name(name) for name in grammar.rules}
+
+    def _rule_name(self, name: str) -> str:
+        if name == self.g.root:
+            return "start"
+        base = name.replace("-", "_")
+        return base if name in self.g.meta else "_" + base
+
+    # -- regexes for tokens --------------------------------------------------------------------------
+    def regex(self, e: Expr, seen: frozenset[str] = frozenset()) -> str:
+        if isinstance(e, Lit):
+            return _esc(e.text)
+        if isinstance(e, Chars):
+            if not e.ranges:
+                return "[\\s\\S]" if e.negated else "(?!)"
+            body = "".join(
+                _class_char(lo) if lo == hi else f"{_class_char(lo)}-{_class_char(hi)}" for lo, hi in e.ranges
+            )
+            return "[" + ("^" if e.negated else "") + body + "]"
+        if isinstance(e, Seq):
+            return "".join(self._group(i, seen) if isinstance(i, Alt) else self.regex(i, seen) for i in e.items)
+        if isinstance(e, Alt):
+            parts = [self.regex(i, seen) for i in e.items]
+            # Python's re takes the first alternative that lets the whole pattern match, so put
+            # the longest-matching alternatives first (a terminal should take the longest match).
+            parts.sort(key=_max_width, reverse=True)
+            return "(?:" + "|".join(parts) + ")"
+        if isinstance(e, Rep):
+            inner = self._group(e.item, seen)
+            return inner + _quant(e.min, e.max)
+        if isinstance(e, Ref):
+            if e.name in seen:
+                raise ValueError(f"recursive rule {e.name} inside a token")
+            return self.regex(self.g.rules[e.name], seen | {e.name})
+        if isinstance(e, Token):
+            return self.regex(e.expr, seen)
+        if isinstance(e, Until):
+            r = until_regex(e)
+            return r if e.nonempty else f"(?:{r})?"
+        raise TypeError(e)
+
+    def _group(self, e: Expr, seen: frozenset[str]) -> str:
+        r = self.regex(e, seen)
+        if isinstance(e, (Chars, Token)) and (r.startswith("[") and r.endswith("]")):
+            return r
+        if isinstance(e, Lit) and len(e.text) == 1:
+            return r
+        return f"(?:{r})"
+
+    def terminal(self, e: Expr, kind: str) -> str:
+        """A terminal for ``e``; a nullable token becomes ``TERM?`` over its non-empty part."""
+        optional = nullable(e, self.g)
+        if optional:
+            e = _nonempty(e, self.g)
+        rx = self.regex(e)
+        name = self.terminals.get(rx)
+        if name is None:
+            self._term_count += 1
+            name = f"{kind.upper()}_{self._term_count}"
+            self.terminals[rx] = name
+            self.priorities[name] = _priority(rx, e)
+        return f"{name}?" if optional else name
+
+    # -- rules ---------------------------------------------------------------------------------------
+    def expr(self, e: Expr, ctx: str = "top") -> str:
+        if isinstance(e, Token):
+            return self.terminal(e.expr, e.kind)
+        if isinstance(e, Lit):
+            if not e.text:
+                return ""
+            return self.terminal(e, "LIT")
+        if isinstance(e, Chars):
+            return self.terminal(e, "CHAR")
+        if isinstance(e, Until):
+            return self.terminal(e, "TEXT")
+        if isinstance(e, Ref):
+            return self._names[e.name]
+        if isinstance(e, Dispatch):
+            return self.expr(e.lowered, ctx)
+        if isinstance(e, Seq):
+            parts = [p for p in (self.expr(i, "seq") for i in e.items) if p]
+            text = " ".join(parts)
+            return f"({text})" if ctx == "rep" and len(parts) > 1 else text
+        if isinstance(e, Alt):
+            parts = [self.expr(i, "alt") or "" for i in e.items]
+            if any(p == "" for p in parts):
+                nonempty = [p for p in parts if p]
+                if not nonempty:
+                    return ""
+                return f"[{' | '.join(nonempty)}]"
+            text = " | ".join(parts)
+            return text if ctx == "top" else f"({text})"
+        if isinstance(e, Rep):
+            inner = self.expr(e.item, "rep")
+            if not inner:
+                return ""
+            if (e.min, e.max) == (0, 1):
+                return f"[{inner}]"
+            if (e.min, e.max) == (0, None):
+                return f"{inner}*"
+            if (e.min, e.max) == (1, None):
+                return f"{inner}+"
+            if e.max is None:
+                return f"{inner}~{e.min} {inner}*" if e.min else f"{inner}*"
+            if e.min == e.max:
+                return f"{inner}~{e.min}"
+            if e.min == 0:
+                return f"[{inner}~1..{e.max}]"
+            return f"{inner}~{e.min}..{e.max}"
+        raise TypeError(e)
+
+    def render(self) -> str:
+        lines = []
+        for name, body in self.g.rules.items():
+            text = self.expr(body)
+            lines.append(f"{self._names[name]}: {text}" if text else f"{self._names[name]}: ")
+        for rx, name in self.terminals.items():
+            lines.append(f"{name}.{self.priorities[name]}: /{rx}/")
+        return "\n".join(lines) + "\n"
+
+
+def _priority(rx: str, e: Expr) -> int:
+    """Lark tries terminals by priority, then by longest possible match -- not by actual match
+    length.  Bounded tokens (literals, keys, punctuation) go first, then unbounded tokens that
+    start or end with a literal, then bare text and whitespace."""
+    if _max_width(rx) < (1 << 30) - 1:
+        return 3
+    return 2 if _has_literal(e) else 1
+
+
+def _has_literal(e: Expr) -> bool:
+    if isinstance(e, Lit):
+        return bool(e.text.strip())
+    if isinstance(e, (Seq, Alt)):
+        return any(_has_literal(i) for i in e.items)
+    if isinstance(e, (Rep, Token)):
+        return _has_literal(e.item if isinstance(e, Rep) else e.expr)
+    return False
+
+
+def _quant(lo: int, hi: int | None) -> str:
+    if (lo, hi) == (0, None):
+        return "*"
+    if (lo, hi) == (1, None):
+        return "+"
+    if (lo, hi) == (0, 1):
+        return "?"
+    if hi is None:
+        return f"{{{lo},}}"
+    return f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"
+
+
+def _max_width(rx: str) -> int:
+    try:
+        return int(min(sre_parse.parse(rx).getwidth()[1], 1 << 30))
+    except Exception:  # pragma: no cover - our regexes always parse
+        return 0
+
+
+def _nonempty(e: Expr, g: Grammar) -> Expr:
+    """The non-empty part of a nullable token expression."""
+    if isinstance(e, Rep):
+        if not nullable(e.item, g) and e.min == 0:
+            return Rep(e.item, 1, e.max)
+        return Rep(_nonempty(e.item, g), max(e.min, 1), e.max)
+    if isinstance(e, Alt):
+        return alt(*(_nonempty(i, g) if nullable(i, g) else i for i in e.items if i != EMPTY))
+    if isinstance(e, Until):
+        return Until(e.stops, e.followed, e.excludes, e.first_not, True)
+    if isinstance(e, Token):
+        return _nonempty(e.expr, g)
+    if isinstance(e, Seq):
+        items = list(e.items)
+        if len(items) == 2 and all(nullable(i, g) for i in items):
+            a, b = items
+            return alt(seq(_nonempty(a, g), b), _nonempty(b, g))
+    raise ValueError(f"cannot make {e!r} non-empty for a Lark terminal")
+
+
+def to_lark(grammar: Grammar) -> str:
+    return LarkPrinter(grammar).render()
+
+
+def lark_parser_kind(text: str) -> str:
+    """``lalr`` when ``text`` builds with LALR, the contextual lexer and no conflicts, else ``earley``."""
+    from lark import Lark
+    from lark.exceptions import GrammarError
+
+    try:
+        Lark(text, parser="lalr", lexer="contextual", strict=True)
+        return "lalr"
+    except GrammarError:
+        return "earley"
+    except Exception:
+        return "earley"

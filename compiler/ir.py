@@ -1,0 +1,237 @@
+"""The grammar IR: a small algebra of expressions that every dialect can print.
+
+A :class:`Grammar` is an ordered set of named rules.  Expressions are frozen
+dataclasses, so identical sub-expressions compare equal and can be shared.
+
+Two nodes carry meaning beyond plain regular/context-free structure:
+
+* :class:`Until` -- text that does not contain some strings (raw XML values,
+  reasoning text, free text before a trigger).  Emitters expand it into an
+  automaton (GBNF, EBNF) or a look-ahead regex (Lark).
+* :class:`Dispatch` -- free text until a trigger word, then the rest of the
+  grammar from that word on.  EBNF prints it as xgrammar's ``TagDispatch``;
+  the other dialects print ``Until`` followed by the word.
+
+:class:`Token` marks a lexical unit (a JSON string, a number, a raw value).
+GBNF and EBNF ignore it; Lark turns it into one terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ANY_CHAR_MAX = 0x10FFFF
+
+
+class Expr:
+    """Base class of IR expressions."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    """A literal string (may be empty)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Chars(Expr):
+    """One character from ``ranges`` (inclusive code-point pairs), or not from them if ``negated``."""
+
+    ranges: tuple[tuple[int, int], ...]
+    negated: bool = False
+
+    @staticmethod
+    def of(chars: str, negated: bool = False) -> Chars:
+        return Chars(tuple((ord(c), ord(c)) for c in sorted(set(chars))), negated)
+
+    def contains(self, cp: int) -> bool:
+        inside = any(lo <= cp <= hi for lo, hi in self.ranges)
+        return inside != self.negated
+
+
+@dataclass(frozen=True)
+class Seq(Expr):
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Alt(Expr):
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Rep(Expr):
+    """``item`` repeated ``min`` to ``max`` times (``max=None``: unbounded)."""
+
+    item: Expr
+    min: int = 0
+    max: int | None = None
+
+
+@dataclass(frozen=True)
+class Ref(Expr):
+    """A reference to a named rule."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Until(Expr):
+    """Text containing none of ``stops`` (nor ``excludes``).
+
+    With ``followed=True`` the text is always followed by one of ``stops`` and
+    must end so that this stop is the *first* occurrence of any stop (the
+    split a left-to-right parser makes).  ``first_not`` lists characters the
+    text may not start with.  ``nonempty`` requires at least one character.
+    """
+
+    stops: tuple[str, ...]
+    followed: bool = True
+    excludes: tuple[str, ...] = ()
+    first_not: str = ""
+    nonempty: bool = False
+
+
+@dataclass(frozen=True)
+class Dispatch(Expr):
+    """Free text without ``tag`` (nor ``excludes``); optionally ``tag`` and then ``then`` to the end.
+
+    ``lowered`` is the same language written with :class:`Until` (for dialects without
+    xgrammar's ``TagDispatch``); the builder fills it so the free text carries its
+    ``content`` tag for the parser.
+    """
+
+    tag: str
+    then: Expr
+    excludes: tuple[str, ...]
+    lowered: Expr
+
+
+@dataclass(frozen=True)
+class Token(Expr):
+    """A lexical unit; ``kind`` names it for Lark terminals (``JSON_STRING``, ``RAW`` ...)."""
+
+    expr: Expr
+    kind: str
+
+
+EMPTY = Lit("")
+ANY = Chars((), negated=True)
+
+
+def seq(*items: Expr) -> Expr:
+    """A flattened sequence, dropping empty literals and merging adjacent literals."""
+    out: list[Expr] = []
+    for it in items:
+        parts = it.items if isinstance(it, Seq) else (it,)
+        for p in parts:
+            if isinstance(p, Lit):
+                if not p.text:
+                    continue
+                if out and isinstance(out[-1], Lit):
+                    out[-1] = Lit(out[-1].text + p.text)
+                    continue
+            out.append(p)
+    if not out:
+        return EMPTY
+    return out[0] if len(out) == 1 else Seq(tuple(out))
+
+
+def alt(*items: Expr) -> Expr:
+    """A flattened, de-duplicated alternation."""
+    out: list[Expr] = []
+    for it in items:
+        for p in it.items if isinstance(it, Alt) else (it,):
+            if p not in out:
+                out.append(p)
+    return out[0] if len(out) == 1 else Alt(tuple(out))
+
+
+def opt(item: Expr) -> Expr:
+    return Rep(item, 0, 1)
+
+
+@dataclass
+class Grammar:
+    """Named rules plus the root rule's name and per-rule semantic tags for the parser.
+
+    ``meta`` maps a rule name to a tuple describing what it holds, e.g.
+    ``("call", tool_index)`` or ``("arg", tool_index, key)``; the strict parser
+    reads the Lark tree through it.
+    """
+
+    rules: dict[str, Expr] = field(default_factory=dict)
+    root: str = "root"
+    meta: dict[str, tuple] = field(default_factory=dict)
+    _interned: dict[Expr, str] = field(default_factory=dict, repr=False)
+
+    def add(self, name: str, expr: Expr, meta: tuple | None = None) -> Ref:
+        """Add a rule under a unique name derived from ``name``; return a reference to it."""
+        base = sanitize(name)
+        unique = base
+        n = 1
+        while unique in self.rules:
+            n += 1
+            unique = f"{base}-{n}"
+        self.rules[unique] = expr
+        if meta is not None:
+            self.meta[unique] = meta
+        return Ref(unique)
+
+    def shared(self, name: str, expr: Expr) -> Ref:
+        """Add a rule, or reuse the one already holding exactly ``expr``."""
+        if isinstance(expr, Ref):
+            return expr
+        hit = self._interned.get(expr)
+        if hit is not None:
+            return Ref(hit)
+        ref = self.add(name, expr)
+        self._interned[expr] = ref.name
+        return ref
+
+    def reserve(self, name: str) -> str:
+        """Reserve a unique rule name (for recursive rules defined later)."""
+        ref = self.add(name, EMPTY)
+        return ref.name
+
+
+def sanitize(name: str) -> str:
+    """A rule name every dialect accepts: lowercase letters, digits and ``-``, starting with a letter."""
+    out = []
+    for ch in name.lower():
+        if ("a" <= ch <= "z") or ("0" <= ch <= "9"):
+            out.append(ch)
+        elif out and out[-1] != "-":
+            out.append("-")
+    text = "".join(out).strip("-") or "r"
+    if not text[0].isalpha():
+        text = "r-" + text
+    return text
+
+
+def nullable(expr: Expr, grammar: Grammar, _seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``expr`` can match the empty string."""
+    if isinstance(expr, Lit):
+        return expr.text == ""
+    if isinstance(expr, Chars):
+        return False
+    if isinstance(expr, Seq):
+        return all(nullable(i, grammar, _seen) for i in expr.items)
+    if isinstance(expr, Alt):
+        return any(nullable(i, grammar, _seen) for i in expr.items)
+    if isinstance(expr, Rep):
+        return expr.min == 0 or nullable(expr.item, grammar, _seen)
+    if isinstance(expr, Ref):
+        if expr.name in _seen:
+            return False
+        return nullable(grammar.rules[expr.name], grammar, _seen | {expr.name})
+    if isinstance(expr, Until):
+        return not expr.nonempty
+    if isinstance(expr, Dispatch):
+        return nullable(expr.lowered, grammar, _seen)
+    if isinstance(expr, Token):
+        return nullable(expr.expr, grammar, _seen)
+    raise TypeError(expr)

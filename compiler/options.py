@@ -1,0 +1,90 @@
+"""Compile options (SPEC section 2), normalised and checked against a format and its tools."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..errors import OptionError
+from ..grammars.spec import FormatSpec
+from .schema import Tool
+
+ReasoningMode = Literal["none", "optional", "forced"]
+DIALECTS = ("gbnf", "ebnf", "lark", "structural-tag")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Resolved options: ``choice`` is auto/required/none/function; ``tools`` are the callable ones."""
+
+    choice: Literal["auto", "required", "none", "function"]
+    function: str | None
+    parallel: bool
+    reasoning: ReasoningMode
+    tools: tuple[Tool, ...]
+    permissive: bool = False
+
+    @property
+    def needs_call(self) -> bool:
+        return self.choice in ("required", "function")
+
+
+def parse_tool_choice(choice: Any) -> tuple[str, str | None]:
+    """Read ``auto|required|none|NAME|function:NAME`` or an OpenAI ``{"type": "function", ...}`` object."""
+    if choice is None:
+        return "auto", None
+    if isinstance(choice, dict):
+        fn = choice.get("function") if isinstance(choice.get("function"), dict) else choice
+        name = fn.get("name") if isinstance(fn, dict) else None
+        if choice.get("type") not in (None, "function") or not isinstance(name, str):
+            raise OptionError("tool_choice object must be {'type': 'function', 'function': {'name': ...}}",
+                              "tool_choice")
+        return "function", name
+    if not isinstance(choice, str) or not choice:
+        raise OptionError(f"invalid tool_choice {choice!r}", "tool_choice")
+    if choice in ("auto", "required", "none"):
+        return choice, None
+    if choice.startswith("function:"):
+        return "function", choice[len("function:"):]
+    return "function", choice
+
+
+def resolve(
+    spec: FormatSpec,
+    tools: list[Tool],
+    *,
+    tool_choice: Any = "auto",
+    parallel_tool_calls: bool | None = None,
+    reasoning: str | None = None,
+    allowed_tools: list[str] | None = None,
+    permissive: bool = False,
+) -> Options:
+    """Check and normalise the options for ``spec``; raises :class:`OptionError` with the option's name."""
+    choice, function = parse_tool_choice(tool_choice)
+    names = [t.name for t in tools]
+    callable_tools = list(tools)
+    if allowed_tools is not None:
+        unknown = [n for n in allowed_tools if n not in names]
+        if unknown:
+            raise OptionError(f"allowed tool(s) {', '.join(map(repr, unknown))} not in tools; tools: {names}",
+                              "allowed_tools")
+        callable_tools = [t for t in tools if t.name in allowed_tools]
+    if choice == "function":
+        if function not in names:
+            raise OptionError(f"tool_choice names {function!r}, which is not a tool; tools: {names}", "tool_choice")
+        callable_tools = [t for t in callable_tools if t.name == function]
+        if not callable_tools:
+            raise OptionError(f"tool_choice {function!r} is excluded by allowed_tools", "tool_choice")
+    if choice != "none" and not callable_tools:
+        raise OptionError("no tools to call (empty tools or allowed_tools); use tool_choice 'none'", "tools")
+    if reasoning is None:
+        mode: str = "optional" if spec.reasoning else "none"
+    else:
+        mode = reasoning
+    if mode not in ("none", "optional", "forced"):
+        raise OptionError(f"reasoning must be none, optional or forced, got {mode!r}", "reasoning")
+    if mode != "none" and spec.reasoning is None:
+        raise OptionError(f"format {spec.id!r} has no reasoning tags; use reasoning 'none'", "reasoning")
+    parallel = spec.parallel_default if parallel_tool_calls is None else bool(parallel_tool_calls)
+    return Options(choice=choice, function=function, parallel=parallel, reasoning=mode,  # type: ignore[arg-type]
+                   tools=tuple(callable_tools), permissive=permissive)

@@ -1,0 +1,133 @@
+"""JSON-schema plumbing: tool list validation, local ``$ref`` resolution, keyword checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import SchemaError, UnsupportedSchemaError
+
+# Keywords that only annotate; they never change what is valid.
+ANNOTATIONS = frozenset(
+    {
+        "description", "title", "default", "examples", "example", "$schema", "$id", "$comment",
+        "deprecated", "readOnly", "writeOnly", "format", "contentMediaType", "contentEncoding",
+        "$defs", "definitions", "strict", "x-order",
+    }
+)
+# Keywords the grammar builder enforces.
+ENFORCED = frozenset(
+    {
+        "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "properties", "required",
+        "additionalProperties", "items", "prefixItems", "minItems", "maxItems", "minLength",
+        "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "nullable",
+        "pattern",
+    }
+)
+# Keywords that constrain values but cannot be enforced in a grammar here.
+UNSUPPORTED = frozenset(
+    {
+        "patternProperties", "propertyNames", "dependencies", "dependentRequired",
+        "dependentSchemas", "if", "then", "else", "not", "uniqueItems", "contains", "minContains",
+        "maxContains", "multipleOf", "minProperties", "maxProperties", "unevaluatedProperties",
+        "unevaluatedItems", "additionalItems", "$dynamicRef", "$anchor",
+    }
+)
+TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One function tool: its name, parameters schema, and whether the schema is enforced."""
+
+    name: str
+    parameters: dict[str, Any]
+    strict: bool = True
+    description: str = ""
+
+
+@dataclass
+class SchemaContext:
+    """Where schemas are resolved and how unsupported keywords are treated."""
+
+    root: dict[str, Any]
+    path: str
+    permissive: bool = False
+    relaxed: list[dict[str, str]] = field(default_factory=list)
+
+    def resolve(self, ref: str, path: str) -> tuple[Any, str]:
+        """Resolve a local ``$ref`` (``#``, ``#/$defs/x``, any local JSON pointer)."""
+        if not ref.startswith("#"):
+            raise UnsupportedSchemaError(f"only local $ref ('#/...') is supported, got {ref!r}", path)
+        node: Any = self.root
+        pointer = self.path
+        for raw in [p for p in ref[1:].split("/") if p]:
+            part = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise SchemaError(f"$ref {ref!r} does not resolve", path)
+            pointer += f".{part}"
+        return node, pointer
+
+    def unsupported(self, keyword: str, path: str) -> None:
+        """Reject ``keyword``, or record it as relaxed when permissive."""
+        if not self.permissive:
+            raise UnsupportedSchemaError(
+                f"schema keyword {keyword!r} cannot be enforced by a grammar "
+                "(pass permissive=True / --permissive to ignore it)",
+                f"{path}.{keyword}",
+            )
+        self.relaxed.append({"path": f"{path}.{keyword}", "feature": keyword})
+
+    def check_keywords(self, schema: dict[str, Any], path: str) -> None:
+        for key in schema:
+            if key in UNSUPPORTED:
+                self.unsupported(key, path)
+        t = schema.get("type")
+        for one in t if isinstance(t, list) else ([t] if t is not None else []):
+            if one not in TYPES:
+                raise SchemaError(f"unrecognized type {one!r}", f"{path}.type")
+
+
+def load_tools(tools: Any) -> list[Tool]:
+    """Validate an OpenAI ``tools`` array (bare function objects are accepted too)."""
+    if not isinstance(tools, list):
+        raise SchemaError("tools must be a JSON array of {'type': 'function', 'function': {...}}", "$")
+    out: list[Tool] = []
+    seen: set[str] = set()
+    for i, item in enumerate(tools):
+        path = f"$[{i}]"
+        if not isinstance(item, dict):
+            raise SchemaError("a tool must be an object", path)
+        if "function" in item:
+            if item.get("type", "function") != "function":
+                raise SchemaError(f"unsupported tool type {item.get('type')!r}", f"{path}.type")
+            fn = item["function"]
+            path += ".function"
+        else:
+            fn = item
+        if not isinstance(fn, dict):
+            raise SchemaError("function must be an object", path)
+        name = fn.get("name")
+        if not isinstance(name, str) or not name:
+            raise SchemaError("function.name must be a non-empty string", f"{path}.name")
+        if any(c in name for c in "<>\"'\n\t ()[]{}=,"):
+            raise SchemaError(f"function name {name!r} contains characters no format can carry", f"{path}.name")
+        if name in seen:
+            raise SchemaError(f"duplicate tool name {name!r}", f"{path}.name")
+        seen.add(name)
+        params = fn.get("parameters", {"type": "object", "properties": {}})
+        if params is None:
+            params = {"type": "object", "properties": {}}
+        if not isinstance(params, dict):
+            raise SchemaError("parameters must be a JSON schema object", f"{path}.parameters")
+        ptype = params.get("type", "object")
+        if ptype != "object" and "$ref" not in params:
+            raise SchemaError(f"parameters must have type 'object', got {ptype!r}", f"{path}.parameters.type")
+        strict = fn.get("strict", item.get("strict", True))
+        out.append(Tool(name=name, parameters=params, strict=strict is not False,
+                        description=str(fn.get("description") or "")))
+    return out

@@ -1,0 +1,446 @@
+"""JSON schema -> grammar IR for argument values, in JSON or Python-literal spelling."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Literal
+
+from ..errors import SchemaError, UnsupportedSchemaError
+from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, alt, opt, seq
+from .schema import TYPES, SchemaContext
+
+Syntax = Literal["json", "python"]
+
+DIGIT = Chars(((ord("0"), ord("9")),))
+DIGIT19 = Chars(((ord("1"), ord("9")),))
+HEX = Chars(((ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))))
+# llama.cpp's bounded JSON whitespace: nothing, a space, or 1-2 newlines and up to 20 indents.
+JSON_WS = alt(EMPTY, Lit(" "), seq(Rep(Lit("\n"), 1, 2), Rep(Chars.of(" \t"), 0, 20)))
+WS = Rep(Chars.of(" \t\n"), 0, None)  # SPEC section 1: between calls, before and after them
+
+INT_RE = seq(opt(Lit("-")), alt(Lit("0"), seq(DIGIT19, Rep(DIGIT, 0, None))))
+FRAC = seq(Lit("."), Rep(DIGIT, 1, None))
+EXP = seq(Chars.of("eE"), opt(Chars.of("+-")), Rep(DIGIT, 1, None))
+NUMBER = seq(INT_RE, opt(FRAC), opt(EXP))
+
+JSON_CHAR = alt(
+    Chars(((ord('"'), ord('"')), (ord("\\"), ord("\\")), (0, 0x1F)), negated=True),
+    seq(Lit("\\"), alt(Chars.of('"\\/bfnrt'), seq(Lit("u"), Rep(HEX, 4, 4)))),
+)
+_PY_ESC = seq(
+    Lit("\\"),
+    alt(
+        Chars.of("\\'\"nrt"),
+        seq(Lit("x"), Rep(HEX, 2, 2)),
+        seq(Lit("u"), Rep(HEX, 4, 4)),
+        seq(Lit("U"), Rep(HEX, 8, 8)),
+    ),
+)
+
+
+def py_char(quote: str) -> Expr:
+    """One character of a Python string literal quoted with ``quote``."""
+    return alt(Chars.of(quote + "\\\n\r", negated=True), _PY_ESC)
+
+
+def json_literal(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def python_literals(value: Any) -> list[str]:
+    """Spellings of ``value`` as a Python literal: strings in either quote style."""
+    if isinstance(value, str):
+        return [_py_str(value, "'"), _py_str(value, '"')]
+    if value is None:
+        return ["None"]
+    if isinstance(value, bool):
+        return [repr(value)]
+    if isinstance(value, (int, float)):
+        return [json.dumps(value)]
+    if isinstance(value, list):
+        return ["[" + ", ".join(python_literals(v)[0] for v in value) + "]"]
+    if isinstance(value, dict):
+        return ["{" + ", ".join(f"{python_literals(k)[0]}: {python_literals(v)[0]}" for k, v in value.items()) + "}"]
+    raise TypeError(value)
+
+
+def _py_str(s: str, quote: str) -> str:
+    out = []
+    for ch in s:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == quote:
+            out.append("\\" + quote)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        else:
+            out.append(ch)
+    return quote + "".join(out) + quote
+
+
+def int_range(lo: int | None, hi: int | None) -> Expr:
+    """Integers in ``[lo, hi]`` (either end open), in canonical decimal spelling."""
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError("empty integer range")
+    parts: list[Expr] = []
+    if lo is None or lo < 0:
+        neg_hi = -lo if lo is not None else None  # magnitudes
+        neg_lo = 1 if hi is None or hi >= 0 else -hi
+        parts.append(seq(Lit("-"), _nonneg_range(neg_lo, neg_hi)))
+    if hi is None or hi >= 0:
+        parts.append(_nonneg_range(max(lo or 0, 0), hi))
+    return alt(*parts)
+
+
+def _nonneg_range(a: int, b: int | None) -> Expr:
+    parts: list[Expr] = []
+    top = b if b is not None else 10 ** len(str(a)) - 1
+    for length in range(len(str(a)), len(str(top)) + 1):
+        lo = max(a, 10 ** (length - 1) if length > 1 else 0)
+        hi = min(top, 10**length - 1)
+        if lo <= hi:
+            parts.append(_same_length(str(lo), str(hi)))
+    if b is None:
+        parts.append(seq(DIGIT19, Rep(DIGIT, len(str(a)), None)))
+    return alt(*parts)
+
+
+def _same_length(lo: str, hi: str) -> Expr:
+    if not lo:
+        return EMPTY
+    if len(lo) == 1:
+        return _digit_class(lo, hi)
+    if lo[0] == hi[0]:
+        return seq(Lit(lo[0]), _same_length(lo[1:], hi[1:]))
+    rest = len(lo) - 1
+    if set(lo[1:]) == {"0"} and set(hi[1:]) == {"9"}:
+        return seq(_digit_class(lo[0], hi[0]), Rep(DIGIT, rest, rest))
+    parts = [seq(Lit(lo[0]), _same_length(lo[1:], "9" * rest))]
+    if int(lo[0]) + 1 <= int(hi[0]) - 1:
+        parts.append(seq(_digit_class(str(int(lo[0]) + 1), str(int(hi[0]) - 1)), Rep(DIGIT, rest, rest)))
+    parts.append(seq(Lit(hi[0]), _same_length("0" * rest, hi[1:])))
+    return alt(*parts)
+
+
+def _digit_class(lo: str, hi: str) -> Expr:
+    return Lit(lo) if lo == hi else Chars(((ord(lo), ord(hi)),))
+
+
+class ValueBuilder:
+    """Builds value rules for one tool's schema in ``json`` or ``python`` spelling."""
+
+    def __init__(self, grammar: Grammar, syntax: Syntax, ctx: SchemaContext, prefix: str) -> None:
+        self.g = grammar
+        self.syntax = syntax
+        self.ctx = ctx
+        self.prefix = prefix
+        self._refs: dict[str, Ref] = {}
+
+    # -- punctuation -------------------------------------------------------------------------
+    def punct(self, text: str) -> Expr:
+        """``text`` with optional JSON whitespace around it, as one token."""
+        return Token(seq(JSON_WS, Lit(text), JSON_WS), "P" + {"{": "LBRACE", "}": "RBRACE", "[": "LSQB",
+                                                             "]": "RSQB", ",": "COMMA", ":": "COLON"}[text])
+
+    def open_(self, text: str) -> Expr:
+        return Token(seq(Lit(text), JSON_WS), "O" + {"{": "LBRACE", "[": "LSQB"}[text])
+
+    def close_(self, text: str) -> Expr:
+        return Token(seq(JSON_WS, Lit(text)), "C" + {"}": "RBRACE", "]": "RSQB"}[text])
+
+    # -- scalars -----------------------------------------------------------------------------
+    def string(self, min_len: int = 0, max_len: int | None = None) -> Expr:
+        if self.syntax == "json":
+            body = Rep(JSON_CHAR, min_len, max_len)
+            return Token(seq(Lit('"'), body, Lit('"')), "STRING")
+        return Token(
+            alt(
+                seq(Lit("'"), Rep(py_char("'"), min_len, max_len), Lit("'")),
+                seq(Lit('"'), Rep(py_char('"'), min_len, max_len), Lit('"')),
+            ),
+            "STRING",
+        )
+
+    def literal(self, value: Any) -> Expr:
+        if self.syntax == "json":
+            return Lit(json_literal(value))
+        return alt(*(Lit(s) for s in python_literals(value)))
+
+    def boolean(self) -> Expr:
+        return alt(self.literal(True), self.literal(False))
+
+    def null(self) -> Expr:
+        return self.literal(None)
+
+    # -- containers --------------------------------------------------------------------------
+    def key(self, name: str) -> Expr:
+        return self.literal(name)
+
+    def object_body(
+        self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None, hint: str
+    ) -> Expr:
+        """Members in order; optional ones may be left out; ``extra`` members may follow.
+
+        A member is ``(lead, rest, required)``: its key part and the rest.  ``sep`` and the
+        next member's lead form one token, so a one-token look-ahead parser (Lark LALR)
+        can tell which optional member comes next.  ``F(i)``: the first present member is
+        at i or later; ``R(i)``: members from i on, each preceded by ``sep``.
+        """
+
+        def first(lead: Expr, rest: Expr) -> Expr:
+            return seq(lead, rest)
+
+        def after_sep(lead: Expr, rest: Expr) -> Expr:
+            if sep == EMPTY:
+                return seq(lead, rest)
+            return seq(Token(seq(sep.expr if isinstance(sep, Token) else sep, lead), "SEPKEY"), rest)
+
+        n = len(members)
+        extra_tail = Rep(after_sep(*extra), 0, None) if extra is not None else EMPTY
+        r_next: Expr = self.g.shared(f"{hint}-r", extra_tail) if extra is not None else EMPTY
+        f_next: Expr = opt(seq(first(*extra), extra_tail)) if extra is not None else EMPTY
+        for i in range(n - 1, -1, -1):
+            lead, rest, required = members[i]
+            r_i = seq(after_sep(lead, rest), r_next) if required else seq(opt(after_sep(lead, rest)), r_next)
+            f_i = seq(first(lead, rest), r_next) if required else alt(seq(first(lead, rest), r_next), f_next)
+            r_next = self.g.shared(f"{hint}-r", r_i) if i else r_i
+            f_next = self.g.shared(f"{hint}-f", f_i) if i else f_i
+        return f_next
+
+    def obj(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        props: dict[str, Any] = schema.get("properties") or {}
+        required = set(schema.get("required") or [])
+        for r in required:
+            if r not in props and schema.get("additionalProperties") in (None, False):
+                raise SchemaError(f"required property {r!r} is not in properties", f"{path}.required")
+        extra = self._additional(schema, path, hint)
+        members = []
+        for k, sub in props.items():
+            v = self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}")
+            members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in required))
+        extra_member = (Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY"), extra) if extra is not None else None
+        body = self.object_body(members, self.punct(","), extra_member, hint)
+        return seq(self.open_("{"), body, self.close_("}"))
+
+    def _additional(self, schema: dict[str, Any], path: str, hint: str) -> Expr | None:
+        ap = schema.get("additionalProperties")
+        if ap is None:
+            # SPEC: absent means no extra keys -- except an object with no properties at all,
+            # which llama.cpp and OpenAI read as "any object".
+            return self.any_value() if "properties" not in schema else None
+        if ap is False:
+            return None
+        if ap is True or ap == {}:
+            return self.any_value()
+        return self.value(ap, f"{path}.additionalProperties", f"{hint}-extra")
+
+    def array(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        prefix = schema.get("prefixItems") or []
+        items = schema.get("items", {})
+        lo = int(schema.get("minItems", 0))
+        hi = schema.get("maxItems")
+        hi = int(hi) if hi is not None else None
+        if hi is not None and hi < lo:
+            raise SchemaError("maxItems is smaller than minItems", f"{path}.maxItems")
+        comma = self.punct(",")
+        elems: list[Expr] = [self.value(s, f"{path}.prefixItems.{i}", f"{hint}-{i}") for i, s in enumerate(prefix)]
+        if items is False:
+            tail_item = None
+        else:
+            tail_item = self.value(items if isinstance(items, dict) else {}, f"{path}.items", f"{hint}-item")
+        n_prefix = len(elems)
+        if n_prefix:
+            members = [(EMPTY, e, i < lo) for i, e in enumerate(elems)]
+            rest_lo = max(lo - n_prefix, 0)
+            rest_hi = None if hi is None else max(hi - n_prefix, 0)
+            extra_ok = tail_item is not None and rest_hi != 0
+            if extra_ok and (rest_lo or rest_hi is not None):
+                raise UnsupportedSchemaError("prefixItems with min/maxItems beyond them", path)
+            body = self.object_body(members, comma, (EMPTY, tail_item) if extra_ok else None, hint)
+        else:
+            if tail_item is None:
+                body = EMPTY
+            elif hi == 0:
+                body = EMPTY
+            else:
+                first = tail_item
+                more_lo = max(lo - 1, 0)
+                more_hi = None if hi is None else hi - 1
+                nonempty = seq(first, Rep(seq(comma, tail_item), more_lo, more_hi))
+                body = nonempty if lo > 0 else opt(nonempty)
+        return seq(self.open_("["), body, self.close_("]"))
+
+    # -- any value -----------------------------------------------------------------------------
+    def any_value(self) -> Expr:
+        key = f"any-{self.syntax}"
+        if key in self._refs:
+            return self._refs[key]
+        name = self.g.reserve(f"{self.syntax}-value")
+        ref = Ref(name)
+        self._refs[key] = ref
+        comma = self.punct(",")
+        obj_member = seq(self.string(), self.punct(":"), ref)
+        obj = seq(self.open_("{"), opt(seq(obj_member, Rep(seq(comma, obj_member), 0, None))), self.close_("}"))
+        arr = seq(self.open_("["), opt(seq(ref, Rep(seq(comma, ref), 0, None))), self.close_("]"))
+        self.g.rules[name] = alt(obj, arr, self.string(), Token(NUMBER, "NUMBER"), self.boolean(), self.null())
+        return ref
+
+    # -- dispatch ------------------------------------------------------------------------------
+    def value(self, schema: Any, path: str, hint: str) -> Expr:
+        """The grammar of one value valid under ``schema``."""
+        if schema is True or schema == {}:
+            return self.any_value()
+        if schema is False:
+            raise SchemaError("schema 'false' admits no value", path)
+        if not isinstance(schema, dict):
+            raise SchemaError("a schema must be an object or a boolean", path)
+        self.ctx.check_keywords(schema, path)
+        if "$ref" in schema:
+            return self._ref(schema, path)
+        if "allOf" in schema:
+            return self.value(_merge_all_of(schema, path), path, hint)
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                outer = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+                branches = schema[key]
+                if not isinstance(branches, list) or not branches:
+                    raise SchemaError(f"{key} must be a non-empty array", f"{path}.{key}")
+                alts = [
+                    self.value({**outer, **b} if isinstance(b, dict) else b, f"{path}.{key}[{i}]", f"{hint}-{i}")
+                    for i, b in enumerate(branches)
+                ]
+                return self.g.shared(hint, alt(*alts))
+        if "const" in schema:
+            return self.literal(schema["const"])
+        if "enum" in schema:
+            values = schema["enum"]
+            if not isinstance(values, list) or not values:
+                raise SchemaError("enum must be a non-empty array", f"{path}.enum")
+            return alt(*(self.literal(v) for v in values))
+        types = schema.get("type")
+        if isinstance(types, list):
+            if not types:
+                raise SchemaError("type must not be an empty array", f"{path}.type")
+            return alt(*(self.value({**schema, "type": t}, path, f"{hint}-{t}") for t in types))
+        if schema.get("nullable") is True and types is not None:
+            rest = {k: v for k, v in schema.items() if k != "nullable"}
+            return alt(self.value(rest, path, hint), self.null())
+        if types is None:
+            types = _infer_type(schema)
+            if types is None:
+                return self.any_value()
+        if types not in TYPES:
+            raise SchemaError(f"unrecognized type {types!r}", f"{path}.type")
+        return getattr(self, f"_t_{types}")(schema, path, hint)
+
+    def _ref(self, schema: dict[str, Any], path: str) -> Expr:
+        ref = schema["$ref"]
+        if not isinstance(ref, str):
+            raise SchemaError("$ref must be a string", f"{path}.$ref")
+        if ref in self._refs:
+            return self._refs[ref]
+        target, tpath = self.ctx.resolve(ref, f"{path}.$ref")
+        name = self.g.reserve(f"{self.prefix}-{ref.rsplit('/', 1)[-1] or 'root'}")
+        self._refs[ref] = Ref(name)
+        extra = {k: v for k, v in schema.items() if k != "$ref" and k not in ("description", "title")}
+        merged = {**target, **extra} if extra and isinstance(target, dict) else target
+        self.g.rules[name] = self.value(merged, tpath, name)
+        return Ref(name)
+
+    def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        if "pattern" in schema:
+            self.ctx.unsupported("pattern", path)
+        lo = int(schema.get("minLength", 0))
+        hi = schema.get("maxLength")
+        return self.string(lo, int(hi) if hi is not None else None)
+
+    def _t_integer(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        lo, hi = _int_bounds(schema, path)
+        if lo is None and hi is None:
+            return Token(INT_RE, "INT")
+        try:
+            return Token(int_range(lo, hi), "INT")
+        except ValueError:
+            raise SchemaError("minimum is larger than maximum", path) from None
+
+    def _t_number(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            if k in schema:
+                self.ctx.unsupported(k, path)
+        return Token(NUMBER, "NUMBER")
+
+    def _t_boolean(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        return self.boolean()
+
+    def _t_null(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        return self.null()
+
+    def _t_object(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        return self.g.shared(hint, self.obj(schema, path, hint))
+
+    def _t_array(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        return self.g.shared(hint, self.array(schema, path, hint))
+
+
+def _infer_type(schema: dict[str, Any]) -> str | None:
+    if "properties" in schema or "additionalProperties" in schema or "required" in schema:
+        return "object"
+    if "items" in schema or "prefixItems" in schema or "minItems" in schema or "maxItems" in schema:
+        return "array"
+    if "minLength" in schema or "maxLength" in schema or "pattern" in schema:
+        return "string"
+    if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")):
+        return "number"
+    return None
+
+
+def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | None]:
+    lo: int | None = None
+    hi: int | None = None
+
+    def num(key: str) -> float | int | None:
+        v = schema.get(key)
+        if v is None or isinstance(v, bool):
+            return None
+        if not isinstance(v, (int, float)):
+            raise SchemaError(f"{key} must be a number", f"{path}.{key}")
+        return v
+
+    if (v := num("minimum")) is not None:
+        lo = math.ceil(v)
+    if (v := num("exclusiveMinimum")) is not None:
+        cand = math.floor(v) + 1
+        lo = cand if lo is None else max(lo, cand)
+    if (v := num("maximum")) is not None:
+        hi = math.floor(v)
+    if (v := num("exclusiveMaximum")) is not None:
+        cand = math.ceil(v) - 1
+        hi = cand if hi is None else min(hi, cand)
+    return lo, hi
+
+
+def _merge_all_of(schema: dict[str, Any], path: str) -> dict[str, Any]:
+    """Merge ``allOf`` branches of objects (properties, required) -- llama.cpp's reading."""
+    merged = {k: v for k, v in schema.items() if k != "allOf"}
+    for i, branch in enumerate(schema["allOf"]):
+        if not isinstance(branch, dict) or "$ref" in branch or "anyOf" in branch or "oneOf" in branch:
+            raise UnsupportedSchemaError("allOf is supported only over plain object schemas", f"{path}.allOf[{i}]")
+        for k, v in branch.items():
+            if k == "properties":
+                merged.setdefault("properties", {})
+                merged["properties"] = {**merged["properties"], **v}
+            elif k == "required":
+                merged["required"] = list(dict.fromkeys([*merged.get("required", []), *v]))
+            elif k in merged and merged[k] != v:
+                raise UnsupportedSchemaError(f"allOf branches disagree on {k!r}", f"{path}.allOf[{i}].{k}")
+            else:
+                merged[k] = v
+    return merged
+
+
+__all__ = ["ValueBuilder", "int_range", "JSON_WS", "WS"]

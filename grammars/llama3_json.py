@@ -1,0 +1,16 @@
+"""Llama 3.x JSON tool calls: ``{"name": N, "parameters": {...}}``, optionally after ``<|python_tag|>``."""
+
+from .spec import FormatSpec, JsonCall, Scope, Trigger, Wrapper
+
+FORMAT = FormatSpec(
+    id="llama3_json",
+    summary='Llama 3 {"name": N, "parameters": {...}}, calls joined by "; "',
+    call=JsonCall(args_key="parameters"),
+    scope=Scope(
+        per_call=False, open="", close="", separator=";", canonical_join="; ",
+        wrappers=(Wrapper("<|python_tag|>"),), anchored=True,
+    ),
+    triggers=(Trigger("word", "<|python_tag|>"), Trigger("pattern_full", r'^\s*(\{\s*"name"\s*:[\s\S]*)')),
+    parallel_default=False,
+    special_tokens=("<|python_tag|>",),
+)

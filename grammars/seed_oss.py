@@ -1,0 +1,13 @@
+"""ByteDance Seed-OSS: ``<seed:tool_call>`` blocks with XML parameters, values unpadded."""
+
+from .spec import FormatSpec, Reasoning, Scope, Trigger, XmlCall
+
+FORMAT = FormatSpec(
+    id="seed_oss",
+    summary="Seed-OSS <seed:tool_call><function=N><parameter=K>V</parameter></function></seed:tool_call>",
+    call=XmlCall(param_name_end=">", param_end="</parameter>\n"),
+    scope=Scope(per_call=True, open="<seed:tool_call>\n", close="</seed:tool_call>", canonical_join="\n"),
+    triggers=(Trigger("word", "<seed:tool_call>"),),
+    reasoning=Reasoning("<seed:think>", "</seed:think>", trigger_ends=False),
+    special_tokens=("<seed:tool_call>", "</seed:tool_call>", "<seed:think>", "</seed:think>"),
+)

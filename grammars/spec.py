@@ -1,0 +1,115 @@
+"""The typed model of a tool-call format description.
+
+One :class:`FormatSpec` per format drives everything: the grammar builder
+(``toolgram.compiler``), the strict parser (the Lark grammar built from it)
+and the lenient/stream scanner (``toolgram.runtime``).  A new format is a new
+module in this package holding one ``FORMAT = FormatSpec(...)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class XmlCall:
+    """``<function=N>`` + ``<parameter=K>V</parameter>`` lines: raw strings, JSON for other types."""
+
+    function_open: str = "<function="
+    name_end: str = ">\n"
+    param_open: str = "<parameter="
+    param_name_end: str = ">"
+    param_end: str = "</parameter>\n"
+    function_end: str = "</function>\n"
+    values: Literal["xml"] = "xml"
+
+
+@dataclass(frozen=True)
+class JsonCall:
+    """``{"name": "N", "<args_key>": {...}}``: JSON values."""
+
+    args_key: str = "arguments"
+    values: Literal["json"] = "json"
+
+
+@dataclass(frozen=True)
+class PythonCall:
+    """``N(k=v, ...)``: Python literal values."""
+
+    values: Literal["python"] = "python"
+
+
+CallSyntax = XmlCall | JsonCall | PythonCall
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """An optional outer wrapper around the calls, e.g. ``<|python_start|>[...]<|python_end|>``."""
+
+    open: str
+    close: str = ""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """How calls are grouped.
+
+    ``per_call=True``: each call in its own ``open``...``close`` block, blocks joined by
+    optional whitespace.  ``per_call=False``: one ``open``...``close`` holds every call,
+    ``separator`` (with optional whitespace around it) between calls.
+    ``canonical_join`` is what the renderer writes between calls.
+    ``anchored``: without a wrapper, calls are recognised only at the start of the output.
+    """
+
+    per_call: bool
+    open: str
+    close: str
+    separator: str = ""
+    canonical_join: str = "\n"
+    wrappers: tuple[Wrapper, ...] = ()
+    anchored: bool = False
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """Reasoning tags; ``trigger_ends`` says whether a call trigger inside reasoning ends it."""
+
+    open: str
+    close: str
+    trigger_ends: bool
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """A lazy-grammar trigger: ``word`` (literal anywhere) or ``pattern_full`` (anchored regex with a capture)."""
+
+    type: Literal["word", "pattern", "pattern_full"]
+    value: str
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """Everything toolgram knows about one output format."""
+
+    id: str
+    summary: str
+    call: CallSyntax
+    scope: Scope
+    triggers: tuple[Trigger, ...]
+    parallel_default: bool = True
+    reasoning: Reasoning | None = None
+    special_tokens: tuple[str, ...] = field(default=())
+
+    @property
+    def values(self) -> str:
+        """``xml``, ``json`` or ``python``: how argument values are spelled."""
+        return self.call.values
+
+    @property
+    def trigger_word(self) -> str | None:
+        """For block formats: the literal that starts every call block."""
+        for t in self.triggers:
+            if t.type == "word" and self.scope.per_call:
+                return t.value
+        return None
