@@ -156,7 +156,7 @@ class GrammarBuilder:
         else:
             members, extra = self._members(index, tool, member, extra_member)
             args = vb.object_body(members, comma, extra, f"params-{tool.name}")
-        return seq(Lit(tool.name + "("), JSON_WS, args, JSON_WS, Lit(")"))
+        return seq(Token(seq(Lit(tool.name + "("), JSON_WS), "CALLOPEN"), args, Token(seq(JSON_WS, Lit(")")), "CALLCLOSE"))
 
     # -- scopes -----------------------------------------------------------------------------------
     def calls_rule(self) -> tuple[Expr, Expr, Expr]:

@@ -136,7 +136,9 @@ class EbnfPrinter(BnfPrinter):
             self.extra[then_name] = d.then
         excludes = ""
         if d.excludes:
-            excludes = ", excludes=(" + ", ".join(self.lit(x) for x in d.excludes) + ("," if len(d.excludes) == 1 else "") + ")"
+            # OpenVINO's xgrammar rejects a one-element tuple's trailing comma; ("<x>") is read as a
+            # one-element list by both xgrammar versions.
+            excludes = ", excludes=(" + ", ".join(self.lit(x) for x in d.excludes) + ")"
         self.extra[key] = _Raw(f"TagDispatch(({self.lit(d.tag)}, {then_name}), loop_after_dispatch=false{excludes})")
         self._used += [key, then_name]
         return key

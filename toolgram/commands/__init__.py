@@ -1,0 +1,1 @@
+"""CLI subcommands; each ``<name>_cmd`` module has ``add_parser`` and ``run``."""
