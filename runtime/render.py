@@ -1,0 +1,79 @@
+"""Render tool calls in a format's canonical spelling (SPEC section 1), from its description.
+
+The inverse of the parser: ``parse(render(calls)) == calls``.  Used by the prompt
+templates for assistant history, by the tests' round trips and by benchmarks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..grammars import get_format
+from ..grammars.spec import FormatSpec, JsonCall, PythonCall, XmlCall
+
+
+def python_literal(value: Any, quote: str = "'") -> str:
+    """``value`` as a Python literal in the spelling the grammars emit."""
+    if isinstance(value, str):
+        out = []
+        for ch in value:
+            if ch == "\\":
+                out.append("\\\\")
+            elif ch == quote:
+                out.append("\\" + quote)
+            elif ch == "\n":
+                out.append("\\n")
+            elif ch == "\r":
+                out.append("\\r")
+            elif ch == "\t":
+                out.append("\\t")
+            else:
+                out.append(ch)
+        return quote + "".join(out) + quote
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(python_literal(v, quote) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{python_literal(str(k), quote)}: {python_literal(v, quote)}"
+                               for k, v in value.items()) + "}"
+    raise TypeError(f"not a JSON value: {value!r}")
+
+
+def xml_value(value: Any) -> str:
+    """XML formats: strings raw, every other type as JSON text."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def render_call(spec: FormatSpec, name: str, arguments: dict[str, Any]) -> str:
+    """One call's text, without its block or list."""
+    c = spec.call
+    if isinstance(c, XmlCall):
+        params = "".join(
+            f"{c.param_open}{k}{c.param_name_end}{xml_value(v)}{c.param_end}" for k, v in arguments.items()
+        )
+        return f"{c.function_open}{name}{c.name_end}{params}{c.function_end}"
+    if isinstance(c, JsonCall):
+        return json.dumps({"name": name, c.args_key: arguments}, ensure_ascii=False)
+    assert isinstance(c, PythonCall)
+    return f"{name}(" + ", ".join(f"{k}={python_literal(v)}" for k, v in arguments.items()) + ")"
+
+
+def render_calls(format_id: str | FormatSpec, calls: list[tuple[str, dict[str, Any]]], *,
+                 wrapper: bool = False) -> str:
+    """All calls of one assistant turn; ``wrapper`` uses the format's first optional wrapper."""
+    spec = get_format(format_id) if isinstance(format_id, str) else format_id
+    sc = spec.scope
+    parts = [render_call(spec, n, a) for n, a in calls]
+    if sc.per_call:
+        return sc.canonical_join.join(f"{sc.open}{p}{sc.close}" for p in parts)
+    text = sc.open + sc.canonical_join.join(parts) + sc.close
+    if wrapper and sc.wrappers:
+        w = sc.wrappers[0]
+        text = w.open + text + w.close
+    return text
