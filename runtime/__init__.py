@@ -1,0 +1,1 @@
+"""Runtime: output parsers, value conversion and generation."""
