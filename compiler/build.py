@@ -22,10 +22,12 @@ from .schema import SchemaContext, Tool
 from .values import JSON_WS, WS, ValueBuilder
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
-ECMA_SPACE = " \t\n\r\v\f\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-             "\u2028\u2029\u202f\u205f\u3000\ufeff"
+ECMA_SPACE = (
+    " \t\n\r\v\f\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 ENVELOPE_WS = Rep(Chars.of(ECMA_SPACE), 0, None)
-IDENT = seq(Chars((( 65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90), (95, 95), (97, 122))), 0, None))
+IDENT = seq(Chars(((65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90), (95, 95), (97, 122))), 0, None))
 XML_NAME = Rep(Chars.of("<>\n", negated=True), 1, None)
 WS_TOKEN = Token(WS, "WS")
 
@@ -44,13 +46,15 @@ class GrammarBuilder:
 
     # -- values ---------------------------------------------------------------------------------
     def _ctx(self, index: int, tool: Tool) -> SchemaContext:
-        ctx = SchemaContext(root=tool.parameters, path=f"$[{index}].function.parameters",
-                            permissive=self.opts.permissive)
+        ctx = SchemaContext(
+            root=tool.parameters, path=f"$[{index}].function.parameters", permissive=self.opts.permissive
+        )
         ctx.relaxed = self.relaxed
         return ctx
 
-    def _members(self, index: int, tool: Tool, member, extra_member
-                 ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None]:
+    def _members(
+        self, index: int, tool: Tool, member, extra_member
+    ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None]:
         """(member, required) pairs for the tool's declared properties, plus the undeclared-member rule."""
         schema = tool.parameters
         ctx = self._ctx(index, tool)
@@ -106,12 +110,14 @@ class GrammarBuilder:
             return Lit(c.param_open + key + c.param_name_end), seq(arg, Lit(c.param_end))
 
         def extra_member(ctx: SchemaContext) -> Expr:
-            return seq(Lit(c.param_open), Token(XML_NAME, "XMLNAME"), Lit(c.param_name_end), opt(raw()),
-                       Lit(c.param_end))
+            return seq(
+                Lit(c.param_open), Token(XML_NAME, "XMLNAME"), Lit(c.param_name_end), opt(raw()), Lit(c.param_end)
+            )
 
         if not tool.strict:
-            params: Expr = Rep(self.g.add(f"extra-{tool.name}", extra_member(self._ctx(index, tool)),
-                                          meta=("extra", index)), 0, None)
+            params: Expr = Rep(
+                self.g.add(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), meta=("extra", index)), 0, None
+            )
         else:
             members, extra = self._members(index, tool, member, extra_member)
             vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
@@ -132,9 +138,14 @@ class GrammarBuilder:
             return Token(seq(env, Lit(text), env), {":": "ECOLON", ",": "ECOMMA"}[text])
 
         return seq(
-            Token(seq(Lit("{"), env, Lit('"name"')), "ENAME"), punct(":"),
-            Lit(f'"{tool.name}"'), punct(","), Lit(f'"{c.args_key}"'), punct(":"),
-            args_rule, Token(seq(env, Lit("}")), "ECLOSE"),
+            Token(seq(Lit("{"), env, Lit('"name"')), "ENAME"),
+            punct(":"),
+            Lit(f'"{tool.name}"'),
+            punct(","),
+            Lit(f'"{c.args_key}"'),
+            punct(":"),
+            args_rule,
+            Token(seq(env, Lit("}")), "ECLOSE"),
         )
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
@@ -143,8 +154,9 @@ class GrammarBuilder:
         comma = vb.punct(",")
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
-            arg = self.g.add(f"arg-{tool.name}-{key}", vb.value(schema, path, f"t{index}-{key}"),
-                             meta=("arg", index, key))
+            arg = self.g.add(
+                f"arg-{tool.name}-{key}", vb.value(schema, path, f"t{index}-{key}"), meta=("arg", index, key)
+            )
             return Lit(key + "="), arg
 
         def extra_member(ctx: SchemaContext) -> Expr:
@@ -156,7 +168,9 @@ class GrammarBuilder:
         else:
             members, extra = self._members(index, tool, member, extra_member)
             args = vb.object_body(members, comma, extra, f"params-{tool.name}")
-        return seq(Token(seq(Lit(tool.name + "("), JSON_WS), "CALLOPEN"), args, Token(seq(JSON_WS, Lit(")")), "CALLCLOSE"))
+        return seq(
+            Token(seq(Lit(tool.name + "("), JSON_WS), "CALLOPEN"), args, Token(seq(JSON_WS, Lit(")")), "CALLCLOSE")
+        )
 
     # -- scopes -----------------------------------------------------------------------------------
     def calls_rule(self) -> tuple[Expr, Expr, Expr]:
@@ -172,7 +186,7 @@ class GrammarBuilder:
             more = Rep(nxt, 0, None) if self.opts.parallel else EMPTY
             trig = self.spec.trigger_word or ""
             assert sc.open.startswith(trig)
-            after = seq(Lit(sc.open[len(trig):]), one, Lit(sc.close), more)
+            after = seq(Lit(sc.open[len(trig) :]), one, Lit(sc.close), more)
             return seq(block, more), after, EMPTY
         sep = Token(seq(WS, Lit(sc.separator), WS), "SEP")
         inner = seq(one, Rep(seq(sep, one), 0, None)) if self.opts.parallel else one
@@ -181,8 +195,12 @@ class GrammarBuilder:
         else:
             body = inner
         body = self.g.shared("calls", body)
-        wrapped = [seq(Token(seq(Lit(w.open), WS), "WOPEN"), body, Token(seq(WS, Lit(w.close)), "WCLOSE")
-                       if w.close else EMPTY) for w in sc.wrappers]
+        wrapped = [
+            seq(
+                Token(seq(Lit(w.open), WS), "WOPEN"), body, Token(seq(WS, Lit(w.close)), "WCLOSE") if w.close else EMPTY
+            )
+            for w in sc.wrappers
+        ]
         self._wrapped = wrapped
         return alt(body, *wrapped), EMPTY, body
 
@@ -191,8 +209,9 @@ class GrammarBuilder:
 
     def reasoning_text(self, stops: tuple[str, ...]) -> Expr:
         if not hasattr(self, "_reasoning"):
-            self._reasoning = opt(self.g.add("reasoning", Token(Until(stops, nonempty=True), "REASONING"),
-                                             meta=("reasoning",)))
+            self._reasoning = opt(
+                self.g.add("reasoning", Token(Until(stops, nonempty=True), "REASONING"), meta=("reasoning",))
+            )
         return self._reasoning
 
     def build(self, mode: Mode) -> Grammar:
@@ -204,6 +223,7 @@ class GrammarBuilder:
         if mode == "lazy":
             root = seq(Lit(trig), after_trigger, WS_TOKEN) if trig else tail
         elif o.choice == "auto" and trig:
+
             def dispatch(excl: tuple[str, ...]) -> Expr:
                 then = self.g.shared("after-trigger", seq(after_trigger, WS_TOKEN))
                 only = self.content(Token(Until((trig,), followed=False, excludes=excl, nonempty=True), "TEXT"))
@@ -240,12 +260,14 @@ class GrammarBuilder:
         sc = self.spec.scope
         first = (sc.open or "{")[0]
         words = tuple(w.open for w in sc.wrappers)
-        texts: list[Expr] = [self.content(Token(Until(words, followed=False, first_not=first + " \t\n",
-                                                      nonempty=True), "TEXT"))]
+        texts: list[Expr] = [
+            self.content(Token(Until(words, followed=False, first_not=first + " \t\n", nonempty=True), "TEXT"))
+        ]
         for wrapped in self._wrapped:
             before = self.content(Token(Until(words, first_not=first + " \t\n", nonempty=True), "TEXT"))
             texts.append(seq(before, wrapped, WS_TOKEN))
         return seq(WS_TOKEN, opt(alt(tail, *texts)))
+
 
 def raise_missing(name: str, path: str) -> None:
     from ..errors import SchemaError
@@ -287,7 +309,8 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str) -> Any:
     for key in ("anyOf", "oneOf"):
         if key in schema and any(_xml_kind(b, ctx, path) != "json" for b in schema[key]):
             return "raw"
-    if t is None and not any(k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items",
-                                                   "minimum", "maximum")):
+    if t is None and not any(
+        k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items", "minimum", "maximum")
+    ):
         return "raw"
     return "json"

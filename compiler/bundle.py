@@ -40,8 +40,12 @@ class Bundle:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "format": self.format, "dialect": self.dialect, "grammar": self.grammar, "lazy": self.lazy,
-            "triggers": self.triggers, "preserved_tokens": self.preserved_tokens,
+            "format": self.format,
+            "dialect": self.dialect,
+            "grammar": self.grammar,
+            "lazy": self.lazy,
+            "triggers": self.triggers,
+            "preserved_tokens": self.preserved_tokens,
         }
         if self.llama_server is not None:
             out["llama_server"] = self.llama_server
@@ -74,13 +78,28 @@ def compile(  # noqa: A001 - the public name is SPEC's
     if dialect not in DIALECTS:
         raise OptionError(f"unknown dialect {dialect!r}; dialects: {', '.join(DIALECTS)}", "dialect")
     tool_list = load_tools(tools)
-    opts = resolve(spec, tool_list, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
-                   reasoning=reasoning, allowed_tools=allowed_tools, permissive=permissive)
+    opts = resolve(
+        spec,
+        tool_list,
+        tool_choice=tool_choice,
+        parallel_tool_calls=parallel_tool_calls,
+        reasoning=reasoning,
+        allowed_tools=allowed_tools,
+        permissive=permissive,
+    )
     triggers = [{"type": t.type, "value": t.value} for t in spec.triggers]
     preserved = list(spec.special_tokens)
     lazy = dialect == "gbnf" and opts.choice == "auto"
-    bundle = Bundle(format=spec.id, dialect=dialect, grammar=None, lazy=lazy, triggers=triggers,
-                    preserved_tokens=preserved, options=opts, tools=tool_list)
+    bundle = Bundle(
+        format=spec.id,
+        dialect=dialect,
+        grammar=None,
+        lazy=lazy,
+        triggers=triggers,
+        preserved_tokens=preserved,
+        options=opts,
+        tools=tool_list,
+    )
     if opts.choice != "none":
         ir, relaxed = build_ir(spec, tool_list, opts, lazy)
         bundle.ir = ir
@@ -108,8 +127,12 @@ def llama_server_fields(spec: FormatSpec, grammar: str | None, lazy: bool) -> di
         triggers.append({"type": LLAMA_TRIGGER_TYPES[t.type], "value": t.value})
     words = [t.value for t in spec.triggers if t.type == "word"]
     preserved = list(dict.fromkeys([*words, *spec.special_tokens]))
-    return {"grammar": grammar, "grammar_lazy": lazy, "grammar_triggers": triggers if lazy else [],
-            "preserved_tokens": preserved}
+    return {
+        "grammar": grammar,
+        "grammar_lazy": lazy,
+        "grammar_triggers": triggers if lazy else [],
+        "preserved_tokens": preserved,
+    }
 
 
 def lazy_patterns(spec: FormatSpec) -> list[str]:

@@ -37,15 +37,16 @@ def parse_tool_choice(choice: Any) -> tuple[str, str | None]:
         fn = choice.get("function") if isinstance(choice.get("function"), dict) else choice
         name = fn.get("name") if isinstance(fn, dict) else None
         if choice.get("type") not in (None, "function") or not isinstance(name, str):
-            raise OptionError("tool_choice object must be {'type': 'function', 'function': {'name': ...}}",
-                              "tool_choice")
+            raise OptionError(
+                "tool_choice object must be {'type': 'function', 'function': {'name': ...}}", "tool_choice"
+            )
         return "function", name
     if not isinstance(choice, str) or not choice:
         raise OptionError(f"invalid tool_choice {choice!r}", "tool_choice")
     if choice in ("auto", "required", "none"):
         return choice, None
     if choice.startswith("function:"):
-        return "function", choice[len("function:"):]
+        return "function", choice[len("function:") :]
     return "function", choice
 
 
@@ -66,8 +67,9 @@ def resolve(
     if allowed_tools is not None:
         unknown = [n for n in allowed_tools if n not in names]
         if unknown:
-            raise OptionError(f"allowed tool(s) {', '.join(map(repr, unknown))} not in tools; tools: {names}",
-                              "allowed_tools")
+            raise OptionError(
+                f"allowed tool(s) {', '.join(map(repr, unknown))} not in tools; tools: {names}", "allowed_tools"
+            )
         callable_tools = [t for t in tools if t.name in allowed_tools]
     if choice == "function":
         if function not in names:
@@ -86,5 +88,11 @@ def resolve(
     if mode != "none" and spec.reasoning is None:
         raise OptionError(f"format {spec.id!r} has no reasoning tags; use reasoning 'none'", "reasoning")
     parallel = spec.parallel_default if parallel_tool_calls is None else bool(parallel_tool_calls)
-    return Options(choice=choice, function=function, parallel=parallel, reasoning=mode,  # type: ignore[arg-type]
-                   tools=tuple(callable_tools), permissive=permissive)
+    return Options(
+        choice=choice,
+        function=function,
+        parallel=parallel,
+        reasoning=mode,  # type: ignore[arg-type]
+        tools=tuple(callable_tools),
+        permissive=permissive,
+    )

@@ -10,27 +10,77 @@ from ..errors import SchemaError, UnsupportedSchemaError
 # Keywords that only annotate; they never change what is valid.
 ANNOTATIONS = frozenset(
     {
-        "description", "title", "default", "examples", "example", "$schema", "$id", "$comment",
-        "deprecated", "readOnly", "writeOnly", "format", "contentMediaType", "contentEncoding",
-        "$defs", "definitions", "strict", "x-order",
+        "description",
+        "title",
+        "default",
+        "examples",
+        "example",
+        "$schema",
+        "$id",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "format",
+        "contentMediaType",
+        "contentEncoding",
+        "$defs",
+        "definitions",
+        "strict",
+        "x-order",
     }
 )
 # Keywords the grammar builder enforces.
 ENFORCED = frozenset(
     {
-        "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "properties", "required",
-        "additionalProperties", "items", "prefixItems", "minItems", "maxItems", "minLength",
-        "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "nullable",
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "nullable",
         "pattern",
     }
 )
 # Keywords that constrain values but cannot be enforced in a grammar here.
 UNSUPPORTED = frozenset(
     {
-        "patternProperties", "propertyNames", "dependencies", "dependentRequired",
-        "dependentSchemas", "if", "then", "else", "not", "uniqueItems", "contains", "minContains",
-        "maxContains", "multipleOf", "minProperties", "maxProperties", "unevaluatedProperties",
-        "unevaluatedItems", "additionalItems", "$dynamicRef", "$anchor",
+        "patternProperties",
+        "propertyNames",
+        "dependencies",
+        "dependentRequired",
+        "dependentSchemas",
+        "if",
+        "then",
+        "else",
+        "not",
+        "uniqueItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "multipleOf",
+        "minProperties",
+        "maxProperties",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "additionalItems",
+        "$dynamicRef",
+        "$anchor",
     }
 )
 TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
@@ -128,6 +178,7 @@ def load_tools(tools: Any) -> list[Tool]:
         if ptype != "object" and "$ref" not in params:
             raise SchemaError(f"parameters must have type 'object', got {ptype!r}", f"{path}.parameters.type")
         strict = fn.get("strict", item.get("strict", True))
-        out.append(Tool(name=name, parameters=params, strict=strict is not False,
-                        description=str(fn.get("description") or "")))
+        out.append(
+            Tool(name=name, parameters=params, strict=strict is not False, description=str(fn.get("description") or ""))
+        )
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
@@ -144,32 +145,22 @@ class ValueBuilder:
     # -- punctuation -------------------------------------------------------------------------
     def punct(self, text: str) -> Expr:
         """``text`` with optional JSON whitespace around it, as one token."""
-        return Token(seq(JSON_WS, Lit(text), JSON_WS), "P" + {"{": "LBRACE", "}": "RBRACE", "[": "LSQB",
-                                                             "]": "RSQB", ",": "COMMA", ":": "COLON"}[text])
+        return _punct(text)
 
     def open_(self, text: str) -> Expr:
-        return Token(seq(Lit(text), JSON_WS), "O" + {"{": "LBRACE", "[": "LSQB"}[text])
+        return _open(text)
 
     def close_(self, text: str) -> Expr:
-        return Token(seq(JSON_WS, Lit(text)), "C" + {"}": "RBRACE", "]": "RSQB"}[text])
+        return _close(text)
 
     # -- scalars -----------------------------------------------------------------------------
     def string(self, min_len: int = 0, max_len: int | None = None) -> Expr:
-        if self.syntax == "json":
-            body = Rep(JSON_CHAR, min_len, max_len)
-            return Token(seq(Lit('"'), body, Lit('"')), "STRING")
-        return Token(
-            alt(
-                seq(Lit("'"), Rep(py_char("'"), min_len, max_len), Lit("'")),
-                seq(Lit('"'), Rep(py_char('"'), min_len, max_len), Lit('"')),
-            ),
-            "STRING",
-        )
+        return _string(self.syntax, min_len, max_len)
 
     def literal(self, value: Any) -> Expr:
-        if self.syntax == "json":
-            return Lit(json_literal(value))
-        return alt(*(Lit(s) for s in python_literals(value)))
+        if isinstance(value, (dict, list)):
+            return _literal(self.syntax, value)
+        return _literal_cached(self.syntax, value, type(value))
 
     def boolean(self) -> Expr:
         return alt(self.literal(True), self.literal(False))
@@ -223,7 +214,9 @@ class ValueBuilder:
         for k, sub in props.items():
             v = self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}")
             members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in required))
-        extra_member = (Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY"), extra) if extra is not None else None
+        extra_member = (
+            (Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY"), extra) if extra is not None else None
+        )
         body = self.object_body(members, self.punct(","), extra_member, hint)
         return seq(self.open_("{"), body, self.close_("}"))
 
@@ -385,6 +378,48 @@ class ValueBuilder:
 
     def _t_array(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         return self.g.shared(hint, self.array(schema, path, hint))
+
+
+_PUNCT_NAMES = {"{": "LBRACE", "}": "RBRACE", "[": "LSQB", "]": "RSQB", ",": "COMMA", ":": "COLON"}
+
+
+@cache
+def _punct(text: str) -> Expr:
+    return Token(seq(JSON_WS, Lit(text), JSON_WS), "P" + _PUNCT_NAMES[text])
+
+
+@cache
+def _open(text: str) -> Expr:
+    return Token(seq(Lit(text), JSON_WS), "O" + _PUNCT_NAMES[text])
+
+
+@cache
+def _close(text: str) -> Expr:
+    return Token(seq(JSON_WS, Lit(text)), "C" + _PUNCT_NAMES[text])
+
+
+@lru_cache(maxsize=1024)
+def _string(syntax: Syntax, min_len: int, max_len: int | None) -> Expr:
+    if syntax == "json":
+        return Token(seq(Lit('"'), Rep(JSON_CHAR, min_len, max_len), Lit('"')), "STRING")
+    return Token(
+        alt(
+            seq(Lit("'"), Rep(py_char("'"), min_len, max_len), Lit("'")),
+            seq(Lit('"'), Rep(py_char('"'), min_len, max_len), Lit('"')),
+        ),
+        "STRING",
+    )
+
+
+def _literal(syntax: Syntax, value: Any) -> Expr:
+    if syntax == "json":
+        return Lit(json_literal(value))
+    return alt(*(Lit(s) for s in python_literals(value)))
+
+
+@lru_cache(maxsize=4096)
+def _literal_cached(syntax: Syntax, value: Any, _type: type) -> Expr:
+    return _literal(syntax, value)
 
 
 def _infer_type(schema: dict[str, Any]) -> str | None:

@@ -40,8 +40,11 @@ def python_literal(value: Any, quote: str = "'") -> str:
     if isinstance(value, list):
         return "[" + ", ".join(python_literal(v, quote) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{python_literal(str(k), quote)}: {python_literal(v, quote)}"
-                               for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ", ".join(f"{python_literal(str(k), quote)}: {python_literal(v, quote)}" for k, v in value.items())
+            + "}"
+        )
     raise TypeError(f"not a JSON value: {value!r}")
 
 
@@ -64,8 +67,7 @@ def render_call(spec: FormatSpec, name: str, arguments: dict[str, Any]) -> str:
     return f"{name}(" + ", ".join(f"{k}={python_literal(v)}" for k, v in arguments.items()) + ")"
 
 
-def render_calls(format_id: str | FormatSpec, calls: list[tuple[str, dict[str, Any]]], *,
-                 wrapper: bool = False) -> str:
+def render_calls(format_id: str | FormatSpec, calls: list[tuple[str, dict[str, Any]]], *, wrapper: bool = False) -> str:
     """All calls of one assistant turn; ``wrapper`` uses the format's first optional wrapper."""
     spec = get_format(format_id) if isinstance(format_id, str) else format_id
     sc = spec.scope

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..automaton import until_rules
 from ..ir import Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until
 
 
+@lru_cache(maxsize=4096)
 def _esc_char(cp: int, in_class: bool) -> str:
     ch = chr(cp)
     if ch == "\\":

@@ -12,7 +12,23 @@ from __future__ import annotations
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 from ..automaton import rx_escape, until_regex
-from ..ir import EMPTY, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until, alt, nullable, seq
+from ..ir import (
+    EMPTY,
+    Alt,
+    Chars,
+    Dispatch,
+    Expr,
+    Grammar,
+    Lit,
+    Ref,
+    Rep,
+    Seq,
+    Token,
+    Until,
+    alt,
+    nullable,
+    seq,
+)
 
 
 def _class_char(cp: int) -> str:

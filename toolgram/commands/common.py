@@ -18,16 +18,31 @@ def add_format(p: argparse.ArgumentParser) -> None:
 
 def add_tool_options(p: argparse.ArgumentParser, *, tools_required: bool = True) -> None:
     p.add_argument("--tools", required=tools_required, help="OpenAI tools array (JSON file, '-' for stdin)")
-    p.add_argument("--tool-choice", default="auto", help="auto|required|none|NAME (function:NAME for a tool "
-                   "literally named auto, required or none)")
+    p.add_argument(
+        "--tool-choice",
+        default="auto",
+        help="auto|required|none|NAME (function:NAME for a tool literally named auto, required or none)",
+    )
     p.add_argument("--allowed-tools", default=None, help="comma-separated tool names allowed for any choice")
-    p.add_argument("--parallel", dest="parallel", action="store_true", default=None,
-                   help="allow several calls (default: per format)")
+    p.add_argument(
+        "--parallel",
+        dest="parallel",
+        action="store_true",
+        default=None,
+        help="allow several calls (default: per format)",
+    )
     p.add_argument("--no-parallel", dest="parallel", action="store_false")
-    p.add_argument("--reasoning", choices=("none", "optional", "forced"), default=None,
-                   help="reasoning block (default: optional for formats with reasoning tags, else none)")
-    p.add_argument("--permissive", action="store_true",
-                   help="ignore schema keywords a grammar cannot enforce instead of failing (listed as 'relaxed')")
+    p.add_argument(
+        "--reasoning",
+        choices=("none", "optional", "forced"),
+        default=None,
+        help="reasoning block (default: optional for formats with reasoning tags, else none)",
+    )
+    p.add_argument(
+        "--permissive",
+        action="store_true",
+        help="ignore schema keywords a grammar cannot enforce instead of failing (listed as 'relaxed')",
+    )
 
 
 def read_json_file(path: str, what: str) -> Any:

@@ -23,8 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     tools = read_json_file(args.tools, "tools")
-    bundle = compile_tools(args.format, tools, dialect=args.dialect, permissive=args.permissive,
-                           **tool_kwargs(args))
+    bundle = compile_tools(args.format, tools, dialect=args.dialect, permissive=args.permissive, **tool_kwargs(args))
     if args.json:
         text = json.dumps(bundle.to_json(), ensure_ascii=False, indent=2 if args.pretty else None) + "\n"
     else:

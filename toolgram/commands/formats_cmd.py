@@ -45,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     for r in rows:
         trig = ", ".join(f"{t['type']} {t['value']!r}" for t in r["triggers"])
         reason = f"{r['reasoning']['open']} {r['reasoning']['close']}" if r["reasoning"] else "none"
-        print(f"{r['id']:<16} parallel={'on' if r['parallel_default'] else 'off':<3}  reasoning={reason:<28} "
-              f"triggers: {trig}")
+        print(
+            f"{r['id']:<16} parallel={'on' if r['parallel_default'] else 'off':<3}  reasoning={reason:<28} "
+            f"triggers: {trig}"
+        )
         print(f"{'':16} {r['summary']}")
     return 0
