@@ -123,7 +123,14 @@ class BnfPrinter:
 
 
 class GbnfPrinter(BnfPrinter):
+    """llama.cpp GBNF: ``.`` is any character (llama.cpp rejects the empty class ``[^]``)."""
+
     dialect = "gbnf"
+
+    def chars(self, c: Chars) -> str:
+        if not c.ranges and c.negated:
+            return "."
+        return super().chars(c)
 
 
 class EbnfPrinter(BnfPrinter):
