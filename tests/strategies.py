@@ -23,7 +23,6 @@ import string
 from typing import Any
 
 from hypothesis import strategies as st
-
 from toolgram.compiler.bundle import Bundle, lazy_patterns
 from toolgram.grammars import get_format
 

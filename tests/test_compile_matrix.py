@@ -11,13 +11,12 @@ xgrammar through a 1-token ``generate`` (``model``), deduplicated by grammar tex
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import pytest
 from allpairspy import AllPairs
 from strategies import SCHEMAS, engine_results, load_in_engine
-
 from toolgram.compiler.bundle import Bundle, compile
 from toolgram.grammars import FORMATS, get_format
 from toolgram.runtime.render import render_calls
@@ -65,7 +64,7 @@ def _id(c: Case) -> str:
     return "-".join([c[0], c[1], c[2], "par" if c[3] else "nopar", c[4], c[5]])
 
 
-@lru_cache(maxsize=None)
+@cache
 def compiled(case: Case) -> Bundle:
     fmt, dialect, choice, parallel, reasoning, schema = case
     tools = SCHEMAS[schema]

@@ -28,7 +28,6 @@ import pytest
 from jinja2.ext import loopcontrols
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from strategies import engine_results
-
 from toolgram.compiler.bundle import compile
 from toolgram.runtime.render import python_literal
 
