@@ -1,0 +1,115 @@
+"""Read model output back into the SPEC section 4 message: :func:`parse` and :class:`StreamParser`.
+
+Lenient parsing (the default) is the incremental :class:`~toolgram.runtime.scanner.Scanner`
+fed the whole text, so the whole-output parse and the stream parser agree by construction.
+Strict parsing (``mode="strict"``) is the compiler's Lark grammar (:mod:`toolgram.runtime.strict`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..compiler.options import resolve
+from ..compiler.schema import load_tools
+from ..errors import OptionError
+from ..grammars import get_format
+from .scanner import Scanner
+
+__all__ = ["StreamParser", "parse"]
+
+Message = dict[str, Any]
+Delta = dict[str, Any]
+
+
+def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: bool | None,
+             reasoning: str | None, allowed_tools: list[str] | None) -> Scanner:
+    spec = get_format(format)
+    tool_list = load_tools(tools if tools is not None else [])
+    enabled = True
+    try:
+        opts = resolve(spec, tool_list, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
+                       reasoning=reasoning, allowed_tools=allowed_tools)
+    except OptionError:
+        if tool_choice != "none" and tool_list:
+            raise
+        enabled = False  # no tools at all: nothing can be a call
+        opts = resolve(spec, tool_list, tool_choice="none", parallel_tool_calls=parallel_tool_calls,
+                       reasoning=reasoning, allowed_tools=None)
+    callable_tools = {t.name: t.parameters for t in opts.tools} if opts.choice != "none" else {}
+    return Scanner(
+        spec,
+        callable_tools,
+        reasoning=opts.reasoning,
+        calls_enabled=enabled and opts.choice != "none",
+        parallel=opts.parallel,
+        needs_call=opts.needs_call,
+        all_names=frozenset(t.name for t in tool_list),
+    )
+
+
+def parse(
+    format: str,
+    text: str,
+    tools: Any,
+    *,
+    mode: str = "lenient",
+    tool_choice: Any = "auto",
+    parallel_tool_calls: bool | None = None,
+    reasoning: str | None = None,
+    allowed_tools: list[str] | None = None,
+) -> Message:
+    """Parse one whole model output into the SPEC section 4 message. Model output never raises;
+    bad options or tools raise :class:`~toolgram.errors.ToolgramError`."""
+    if mode == "strict":
+        from .strict import parse_strict
+
+        return parse_strict(format, text, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
+                            reasoning=reasoning, allowed_tools=allowed_tools)
+    if mode != "lenient":
+        raise OptionError(f"mode must be lenient or strict, got {mode!r}", "mode")
+    sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools)
+    sc.feed(text)
+    sc.finish()
+    return sc.message()
+
+
+class StreamParser:
+    """Lenient streaming parser: ``feed(chunk)`` returns OpenAI ``choices[0].delta`` objects.
+
+    Chunks are ``str`` (or UTF-8 ``bytes``, decoded incrementally).  After :meth:`finish`,
+    :attr:`message` is the final message, equal to :func:`parse` of the whole text.
+    """
+
+    def __init__(
+        self,
+        format: str,
+        tools: Any,
+        *,
+        mode: str = "lenient",
+        tool_choice: Any = "auto",
+        parallel_tool_calls: bool | None = None,
+        reasoning: str | None = None,
+        allowed_tools: list[str] | None = None,
+    ) -> None:
+        if mode != "lenient":
+            raise OptionError("the stream parser is lenient; parse strictly with parse(mode='strict')", "mode")
+        self._sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools)
+        self._done = False
+
+    def feed(self, chunk: str | bytes) -> list[Delta]:
+        """Consume a chunk of output; return the deltas it completes."""
+        if self._done:
+            raise RuntimeError("feed() after finish()")
+        return self._sc.feed(chunk)
+
+    def finish(self) -> list[Delta]:
+        """Signal the end of output; return the last deltas."""
+        if self._done:
+            return []
+        self._done = True
+        return self._sc.finish()
+
+    @property
+    def message(self) -> Message:
+        """The message so far (final after :meth:`finish`)."""
+        return self._sc.message()

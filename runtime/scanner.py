@@ -1,0 +1,1077 @@
+"""The character-incremental scanner behind lenient parsing and streaming (SPEC section 4).
+
+It is generated from a :class:`~toolgram.grammars.spec.FormatSpec`: the scope tags, wrappers,
+separators, call syntax (XML / JSON / Python) and reasoning tags all come from the description,
+so no format id is ever tested here.  The scanner keeps the whole input in one buffer and a
+cursor; every step consumes input or stops to wait for more, and the only look-ahead it holds
+back is bounded (a tag prefix, a call head up to its tool name, an unfinished escape), so
+feeding the text in any chunking costs linear time and produces the same final message.
+Whole-output lenient parsing is this scanner fed the whole text at once.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from typing import Any
+
+from ..grammars.spec import FormatSpec, JsonCall, XmlCall
+from .diagnostics import Diagnostic
+from .values import (
+    complete_partial_json,
+    convert_python_value,
+    convert_xml_value,
+    dumps_arguments,
+    loads_json,
+    schema_types,
+)
+
+WS = " \t\n\r"
+_MAX_WS = 64  # whitespace allowed inside a call head before the name
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_WAIT = "wait"
+_FAIL = "fail"
+
+
+def _esc(text: str) -> str:
+    """``text`` as the body of a JSON string in ``arguments`` (per-character, so pieces concatenate)."""
+    return dumps_arguments(text)[1:-1]
+
+
+class _Call:
+    __slots__ = ("index", "name", "tool", "keys", "args", "done")
+
+    def __init__(self, index: int, name: str, tool: dict[str, Any]) -> None:
+        self.index = index
+        self.name = name
+        self.tool = tool
+        self.keys: set[str] = set()
+        self.args: list[str] = []
+        self.done = False
+
+
+class Scanner:
+    """Incremental lenient reader of one model output; collects deltas and the final message."""
+
+    def __init__(
+        self,
+        spec: FormatSpec,
+        tools: dict[str, dict[str, Any]],
+        *,
+        reasoning: str = "none",
+        calls_enabled: bool = True,
+        parallel: bool = True,
+        needs_call: bool = False,
+        all_names: frozenset[str] = frozenset(),
+    ) -> None:
+        self.spec = spec
+        self.tools = tools  # callable tool name -> parameters schema
+        self.all_names = all_names
+        self.calls_enabled = calls_enabled
+        self.parallel = parallel
+        self.needs_call = needs_call
+        self.max_name = max((len(n) for n in tools), default=0)
+        sc = spec.scope
+        c = spec.call
+        # openers recognised in free text: (literal, kind)
+        self.openers: list[tuple[str, str]] = []
+        if sc.per_call:
+            self.openers.append((sc.open.rstrip(WS), "scope"))
+            if isinstance(c, XmlCall):
+                self.openers.append((c.function_open, "bare"))
+        else:
+            for w in sc.wrappers:
+                self.openers.append((w.open, "wrapper"))
+            self.openers.append((sc.open or "{", "list"))
+        self.scope_close = sc.close.strip(WS)
+        firsts = "".join(sorted({o[0][0] for o in self.openers}))
+        self.r = spec.reasoning if reasoning != "none" else None
+        if self.r is not None:
+            firsts += self.r.open[0] + self.r.close[0]
+        self.text_re = re.compile("[" + re.escape(firsts) + "]")
+        self.buf = ""
+        self.pos = 0
+        self.final = False
+        self.state = "reasoning" if (self.r is not None and reasoning == "forced") else "text"
+        self.sub: dict[str, Any] = {}
+        self.out: list[dict[str, Any]] = []
+        self.content: list[str] = []
+        self.reasoning_parts: list[str] = []
+        self.pending_ws = {"content": "", "reasoning_content": ""}
+        self.started = {"content": False, "reasoning_content": False}
+        self.calls: list[_Call] = []
+        self.call: _Call | None = None
+        self.diagnostics: list[Diagnostic] = []
+        self.truncated = False
+        self.seen_call_end = False
+        self.trailing_reported = False
+        self.in_list = False
+        self.wrapper_close = ""
+        self.bare = False
+        self._decoder: Any = None
+
+    # -- public ------------------------------------------------------------------------------------
+    def feed(self, chunk: str | bytes) -> list[dict[str, Any]]:
+        """Consume ``chunk``; return the deltas it completes."""
+        if isinstance(chunk, bytes):
+            if self._decoder is None:
+                self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            chunk = self._decoder.decode(chunk)
+        self.buf += chunk
+        self._run()
+        return self._take()
+
+    def finish(self) -> list[dict[str, Any]]:
+        """End of input: flush held text, close an unfinished call; return the last deltas."""
+        if self._decoder is not None:
+            self.buf += self._decoder.decode(b"", final=True)
+        self.final = True
+        self._run()
+        if self.call is not None:
+            self._truncate_call()
+        self._end_checks()
+        return self._take()
+
+    def message(self) -> dict[str, Any]:
+        """The SPEC section 4 message built from everything emitted."""
+        content = "".join(self.content)
+        reasoning = "".join(self.reasoning_parts)
+        calls = [
+            {"id": f"call_{c.index}", "type": "function",
+             "function": {"name": c.name, "arguments": "".join(c.args)}}
+            for c in self.calls
+        ]
+        finish = "length" if self.truncated else ("tool_calls" if calls else "stop")
+        return {
+            "role": "assistant",
+            "content": content or None,
+            "reasoning_content": reasoning or None,
+            "tool_calls": calls,
+            "finish_reason": finish,
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
+
+    # -- output --------------------------------------------------------------------------------------
+    def _take(self) -> list[dict[str, Any]]:
+        out, self.out = self.out, []
+        merged: list[dict[str, Any]] = []
+        for d in out:
+            if merged:
+                last = merged[-1]
+                for key in ("content", "reasoning_content"):
+                    if key in d and key in last:
+                        last[key] += d[key]
+                        break
+                else:
+                    if ("tool_calls" in d and "tool_calls" in last and set(d["tool_calls"][0]) == {"index", "function"}
+                            and last["tool_calls"][0]["index"] == d["tool_calls"][0]["index"]):
+                        last["tool_calls"][0]["function"]["arguments"] += d["tool_calls"][0]["function"]["arguments"]
+                    else:
+                        merged.append(d)
+                    continue
+                continue
+            merged.append(d)
+        return merged
+
+    def _text(self, kind: str, text: str, at: int | None = None) -> None:
+        """Emit free text of ``kind`` (content / reasoning_content), trimming at both ends."""
+        if not text:
+            return
+        stripped = text.rstrip(WS)
+        if not stripped:
+            if self.started[kind]:
+                self.pending_ws[kind] += text
+            return
+        if kind == "content" and self.seen_call_end and not self.trailing_reported:
+            self.trailing_reported = True
+            lead = len(text) - len(text.lstrip(WS))
+            self._diag("trailing_text", "text after the tool calls is kept as content",
+                       None if at is None else at + lead)
+        if not self.started[kind]:
+            stripped = stripped.lstrip(WS)
+            self.started[kind] = True
+            emit = stripped
+        else:
+            emit = self.pending_ws[kind] + stripped
+        self.pending_ws[kind] = text[len(text.rstrip(WS)):]
+        (self.content if kind == "content" else self.reasoning_parts).append(emit)
+        self.out.append({kind: emit})
+
+    def _diag(self, code: str, message: str, offset: int | None) -> None:
+        self.diagnostics.append(Diagnostic(code, message, offset))
+
+    def _args(self, text: str) -> None:
+        call = self.call
+        assert call is not None
+        if not text:
+            return
+        call.args.append(text)
+        self.out.append({"tool_calls": [{"index": call.index, "function": {"arguments": text}}]})
+
+    # -- driver ---------------------------------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            before = (self.pos, self.state)
+            step = getattr(self, "_s_" + self.state)
+            if step() is False:
+                return
+            if (self.pos, self.state) == before:
+                return
+
+    def _ws(self) -> bool:
+        """Skip whitespace; False when the buffer ended (more may come)."""
+        n = len(self.buf)
+        while self.pos < n and self.buf[self.pos] in WS:
+            self.pos += 1
+        return self.pos < n
+
+    def _lit(self, lit: str) -> str | bool:
+        """Match ``lit`` at the cursor: True (consumed), False (mismatch) or _WAIT."""
+        avail = self.buf[self.pos:self.pos + len(lit)]
+        if avail == lit:
+            self.pos += len(lit)
+            return True
+        if len(avail) < len(lit) and lit.startswith(avail) and not self.final:
+            return _WAIT
+        return False
+
+    # -- free text --------------------------------------------------------------------------------------
+    def _s_text(self) -> bool | None:
+        buf = self.buf
+        while True:
+            m = self.text_re.search(buf, self.pos)
+            stop = m.start() if m else len(buf)
+            if stop > self.pos:
+                self._text("content", buf[self.pos:stop], self.pos)
+                self.pos = stop
+            if m is None:
+                return False
+            res = self._opener()
+            if res == _WAIT:
+                return False
+            if res is True:
+                return True
+            self._text("content", buf[stop], stop)
+            self.pos = stop + 1
+
+    def _at_start(self) -> bool:
+        return not self.started["content"] and not self.calls
+
+    def _opener(self) -> bool | str:
+        """At a candidate character in free text: start reasoning or a call, or not (False)."""
+        buf, p = self.buf, self.pos
+        if self.r is not None and self._at_start() and not self.reasoning_parts:
+            res = self._peek(self.r.open)
+            if res is True:
+                self.pos = p + len(self.r.open)
+                self.state = "reasoning"
+                return True
+            if res == _WAIT:
+                return _WAIT
+        if not self.calls_enabled:
+            return False
+        waiting = False
+        for lit, kind in self.openers:
+            res = self._peek(lit)
+            if res == _WAIT:
+                waiting = True
+                continue
+            if res is not True:
+                continue
+            q = p + len(lit) if kind != "list" or self.spec.scope.open else p
+            head = self._head(q, kind)
+            if head == _WAIT:
+                waiting = True
+                continue
+            if head is None:
+                continue
+            name, end, extra = head
+            if name not in self.tools:
+                what = "not a callable tool" if name in self.all_names else "not a known tool"
+                self._diag("unknown_tool", f"call to {name!r}: {what}; kept as content", p)
+                return False
+            self._pre_call_content_checks(kind, p)
+            if kind == "wrapper":
+                self.wrapper_close = next(w.close for w in self.spec.scope.wrappers if w.open == lit)
+            self.in_list = kind in ("list", "wrapper")
+            self.bare = kind == "bare"
+            self.pos = end
+            self._commit(name, extra)
+            return True
+        _ = buf
+        return _WAIT if waiting else False
+
+    def _pre_call_content_checks(self, kind: str, p: int) -> None:
+        if kind in ("list",) and self.spec.scope.anchored and self.started["content"] and not self.calls:
+            self._diag("calls_after_text", "a call list after free text (the format anchors calls at the start)", p)
+        if kind == "bare":
+            self._diag("missing_scope", "a call without its scope tag", p)
+        self.pending_ws["content"] = ""  # whitespace before a call is dropped
+
+    def _peek(self, lit: str, at: int | None = None) -> bool | str:
+        p = self.pos if at is None else at
+        avail = self.buf[p:p + len(lit)]
+        if avail == lit:
+            return True
+        if len(avail) < len(lit) and lit.startswith(avail) and not self.final:
+            return _WAIT
+        return False
+
+    def _skip_ws_at(self, q: int) -> int | str:
+        n = len(self.buf)
+        start = q
+        while q < n and self.buf[q] in WS:
+            q += 1
+            if q - start > _MAX_WS:
+                return _FAIL
+        if q >= n:
+            return _WAIT if not self.final else _FAIL
+        return q
+
+    def _head(self, q: int, kind: str) -> Any:
+        """Read a call head at ``q`` up to its complete name: (name, end, extra), None or _WAIT."""
+        c = self.spec.call
+        sc = self.spec.scope
+        if kind in ("scope", "wrapper") or (kind == "list" and sc.open):
+            q2 = self._skip_ws_at(q)
+            if q2 in (_WAIT, _FAIL):
+                return None if q2 == _FAIL else _WAIT
+            q = q2
+            if kind == "wrapper" and sc.open:
+                res = self._peek(sc.open, q)
+                if res is not True:
+                    return _WAIT if res == _WAIT else None
+                q2 = self._skip_ws_at(q + len(sc.open))
+                if q2 in (_WAIT, _FAIL):
+                    return None if q2 == _FAIL else _WAIT
+                q = q2
+        if isinstance(c, XmlCall):
+            if kind != "bare":
+                res = self._peek(c.function_open, q)
+                if res is not True:
+                    return _WAIT if res == _WAIT else None
+                q += len(c.function_open)
+            end = self.buf.find(">", q, q + self.max_name + 2)
+            if end < 0:
+                if len(self.buf) - q <= self.max_name and not self.final:
+                    return _WAIT
+                return None
+            name = self.buf[q:end].strip()
+            if not name or "<" in name or "\n" in name:
+                return None
+            return name, end + 1, None
+        if isinstance(c, JsonCall):
+            return self._json_head(q)
+        return self._py_head(q)
+
+    def _json_head(self, q: int) -> Any:
+        buf = self.buf
+        steps = ["{", '"name"', ":"]
+        for lit in steps:
+            q2 = self._skip_ws_at(q)
+            if q2 in (_WAIT, _FAIL):
+                return None if q2 == _FAIL else _WAIT
+            res = self._peek(lit, q2)
+            if res is not True:
+                return _WAIT if res == _WAIT else None
+            q = q2 + len(lit)
+        q2 = self._skip_ws_at(q)
+        if q2 in (_WAIT, _FAIL):
+            return None if q2 == _FAIL else _WAIT
+        q = q2
+        if buf[q] != '"':
+            return None
+        end = buf.find('"', q + 1, q + self.max_name + 3)
+        if end < 0:
+            if len(buf) - q <= self.max_name + 1 and not self.final:
+                return _WAIT
+            return None
+        name = buf[q + 1:end]
+        return name, end + 1, None
+
+    def _py_head(self, q: int) -> Any:
+        buf = self.buf
+        m = _IDENT_RE.match(buf, q)
+        if not m:
+            return _WAIT if q >= len(buf) and not self.final else None
+        if m.end() >= len(buf):
+            if m.end() - q <= self.max_name and not self.final:
+                return _WAIT
+            return None
+        q2 = self._skip_ws_at(m.end())
+        if q2 in (_WAIT, _FAIL):
+            return None if q2 == _FAIL else _WAIT
+        if buf[q2] != "(":
+            return None
+        return m.group(), q2 + 1, None
+
+    # -- reasoning ------------------------------------------------------------------------------------
+    def _s_reasoning(self) -> bool | None:
+        r = self.r
+        assert r is not None
+        stops = [r.close]
+        trig = self.spec.scope.open.rstrip(WS) if r.trigger_ends and self.spec.scope.per_call else None
+        if trig and self.calls_enabled:
+            stops.append(trig)
+        buf = self.buf
+        best = -1
+        which = None
+        for s in stops:
+            i = buf.find(s, self.pos)
+            if i >= 0 and (best < 0 or i < best):
+                best, which = i, s
+        if best < 0:
+            hold = 0
+            if not self.final:
+                for s in stops:
+                    for k in range(min(len(s) - 1, len(buf) - self.pos), 0, -1):
+                        if buf.endswith(s[:k]):
+                            hold = max(hold, k)
+                            break
+            end = len(buf) - hold
+            if end > self.pos:
+                self._text("reasoning_content", buf[self.pos:end])
+                self.pos = end
+            if self.final and self.pos >= len(buf):
+                self._diag("unclosed_reasoning", "the reasoning block is not closed", len(buf))
+                self.state = "done_text"
+            return False
+        self._text("reasoning_content", buf[self.pos:best])
+        if which == r.close:
+            self.pos = best + len(r.close)
+        else:
+            self.pos = best
+        self.state = "text"
+        return True
+
+    def _s_done_text(self) -> bool:
+        return False
+
+    # -- calls ------------------------------------------------------------------------------------------
+    def _commit(self, name: str, extra: Any) -> None:
+        if self.calls and not self.parallel and len(self.calls) == 1:
+            self._diag("parallel_calls", "more than one call while parallel tool calls are off; all are kept",
+                       self.pos)
+        call = _Call(len(self.calls), name, self.tools[name])
+        self.calls.append(call)
+        self.call = call
+        call.args.append("{")
+        self.out.append({"tool_calls": [{"index": call.index, "id": f"call_{call.index}", "type": "function",
+                                         "function": {"name": name, "arguments": "{"}}]})
+        c = self.spec.call
+        if isinstance(c, XmlCall):
+            self.state = "xml_params"
+        elif isinstance(c, JsonCall):
+            self.state = "json_env"
+            self.sub = {"step": 0}
+        else:
+            self.state = "py_args"
+
+    def _close_args(self) -> None:
+        call = self.call
+        assert call is not None
+        self._args("}")
+        call.done = True
+
+    def _end_call(self, ok: bool = True) -> None:
+        """The call's arguments are closed; read its closing tags."""
+        self._close_args()
+        self.state = "after_call"
+
+    def _bad_call(self, what: str) -> None:
+        """A committed call met unexpected text: close it, keep the rest as content."""
+        self._diag("invalid_call", f"call {self.call.name!r}: {what}; the call is closed here", self.pos)  # type: ignore[union-attr]
+        self._close_args()
+        self.call = None
+        self.seen_call_end = True
+        self.in_list = False
+        self.state = "text"
+
+    def _member_key(self, key: str) -> bool:
+        """Start a member; False when the key is a duplicate (its value is then skipped)."""
+        call = self.call
+        assert call is not None
+        if key in call.keys:
+            self._diag("duplicate_argument", f"argument {key!r} repeated; the first value is kept", self.pos)
+            return False
+        call.keys.add(key)
+        return True
+
+    def _member_prefix(self, key: str) -> str:
+        call = self.call
+        assert call is not None
+        sep = ", " if len(call.keys) > 1 else ""
+        return sep + json.dumps(key, ensure_ascii=False) + ": "
+
+    def _prop_schema(self, key: str) -> Any:
+        params = self.call.tool if self.call else None  # type: ignore[union-attr]
+        if isinstance(params, dict):
+            props = params.get("properties")
+            if isinstance(props, dict) and key in props:
+                return props[key]
+        return None
+
+    # XML ----------------------------------------------------------------------------------------------
+    def _s_xml_params(self) -> bool | None:
+        c = self.spec.call
+        assert isinstance(c, XmlCall)
+        if not self._ws():
+            return False
+        fo_close = c.function_end.strip(WS)
+        for lit in (c.param_open, fo_close):
+            res = self._lit(lit)
+            if res == _WAIT:
+                return False
+            if res is True:
+                if lit == fo_close:
+                    self._end_call()
+                else:
+                    self.state = "xml_key"
+                    self.sub = {"start": self.pos}
+                return True
+        self._bad_call("expected a parameter or the end of the function")
+        return True
+
+    def _s_xml_key(self) -> bool | None:
+        c = self.spec.call
+        assert isinstance(c, XmlCall)
+        gt = c.param_name_end.rstrip(WS) or ">"
+        i = self.buf.find(gt, self.pos)
+        if i < 0:
+            if "\n" in self.buf[self.sub["start"]:] or "<" in self.buf[self.sub["start"]:]:
+                self._bad_call("unterminated parameter name")
+                return True
+            return False
+        key = self.buf[self.pos:i].strip()
+        self.pos = i + len(gt)
+        keep = self._member_key(key)
+        schema = self._prop_schema(key)
+        root = self.call.tool if self.call else None  # type: ignore[union-attr]
+        types = schema_types(schema, root) if schema is not None else None
+        stream = keep and types == frozenset({"string"})
+        pad_open = c.param_name_end[len(gt):]
+        end_tag = c.param_end.strip(WS)
+        pad_close = c.param_end[:c.param_end.index(end_tag)]
+        self.sub = {"key": key, "keep": keep, "schema": schema, "stream": stream, "pad_open": pad_open,
+                    "end_tag": end_tag, "pad_close": pad_close, "start": None, "emitted": None, "search": None,
+                    "at": self.pos}
+        self.state = "xml_value"
+        if stream:
+            self._args(self._member_prefix(key) + '"')
+        return True
+
+    def _s_xml_value(self) -> bool | None:
+        s = self.sub
+        buf = self.buf
+        if s["start"] is None:
+            pad = s["pad_open"]
+            if pad:
+                res = self._lit(pad)
+                if res == _WAIT:
+                    return False
+            s["start"] = s["emitted"] = s["search"] = self.pos
+        tag = s["end_tag"]
+        i = buf.find(tag, s["search"])
+        if i < 0:
+            s["search"] = max(s["start"], len(buf) - len(tag) + 1)
+            if s["stream"]:
+                safe = len(buf) - len(tag) - len(s["pad_close"]) + 1
+                if self.final:
+                    safe = len(buf)
+                if safe > s["emitted"]:
+                    self._args(_esc(buf[s["emitted"]:safe]))
+                    s["emitted"] = safe
+            self.pos = len(buf)
+            return False
+        end = i
+        if s["pad_close"] and buf.endswith(s["pad_close"], s["start"], end):
+            end -= len(s["pad_close"])
+        raw = buf[s["start"]:end]
+        if s["stream"]:
+            if end > s["emitted"]:
+                self._args(_esc(buf[s["emitted"]:end]))
+            self._args('"')
+        elif s["keep"]:
+            self._xml_typed(raw)
+        self.pos = i + len(tag)
+        self.state = "xml_params"
+        return True
+
+    def _xml_typed(self, raw: str) -> None:
+        s = self.sub
+        root = self.call.tool if self.call else None  # type: ignore[union-attr]
+        value, diags = convert_xml_value(raw, s["schema"], lenient=True, root=root, name=s["key"], offset=s["start"])
+        self.diagnostics.extend(diags)
+        self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
+
+    # JSON ---------------------------------------------------------------------------------------------
+    def _s_json_env(self) -> bool | None:
+        # after the name: , "arguments" : {
+        c = self.spec.call
+        assert isinstance(c, JsonCall)
+        steps = [",", None, ":", "{"]
+        while self.sub["step"] < len(steps):
+            if not self._ws():
+                return False
+            lit = steps[self.sub["step"]]
+            if lit is None:
+                res: Any = False
+                for key in dict.fromkeys((c.args_key, "arguments", "parameters")):
+                    res = self._lit(f'"{key}"')
+                    if res is not False:
+                        break
+            else:
+                res = self._lit(lit)
+            if res == _WAIT:
+                return False
+            if res is False:
+                if lit == "," and self.buf[self.pos] == "}":
+                    self.pos += 1
+                    self._end_call()
+                    self.sub = {"env_closed": True}
+                    return True
+                self._bad_call("expected the arguments object")
+                return True
+            self.sub["step"] += 1
+        self.state = "json_member"
+        self.sub = {"first": True}
+        return True
+
+    def _s_json_member(self) -> bool | None:
+        if not self._ws():
+            return False
+        buf = self.buf
+        ch = buf[self.pos]
+        if ch == "}":
+            self.pos += 1
+            self._close_args()
+            self.state = "json_env_close"
+            return True
+        if not self.sub.get("first"):
+            if ch != ",":
+                self._bad_call("expected ',' or '}' in the arguments")
+                return True
+            self.pos += 1
+            self.sub = {"first": True}
+            return True
+        if ch != '"':
+            self._bad_call("expected an argument name")
+            return True
+        end = _json_string_end(buf, self.pos)
+        if end < 0:
+            return False
+        try:
+            key = json.loads(buf[self.pos:end], strict=False)
+        except ValueError:
+            self._bad_call("invalid argument name")
+            return True
+        q, n = end, len(buf)
+        while q < n and buf[q] in WS:
+            q += 1
+        if q >= n:
+            return False
+        if buf[q] != ":":
+            self._bad_call("expected ':' after an argument name")
+            return True
+        q += 1
+        while q < n and buf[q] in WS:
+            q += 1
+        if q >= n:
+            return False
+        self.pos = q
+        keep = self._member_key(key)
+        self.sub = {"key": key, "keep": keep, "start": q}
+        if buf[q] == '"' and keep:
+            self._args(self._member_prefix(key) + '"')
+            self.sub.update(stream=True, emitted=q + 1, scan=q + 1, esc=[])
+            self.state = "json_string"
+        else:
+            self.sub.update(scan=q, depth=0, instr=False)
+            self.state = "json_value"
+        return True
+
+    def _s_json_string(self) -> bool | None:
+        s = self.sub
+        buf = self.buf
+        i, n = s["scan"], len(buf)
+        esc = s["esc"]
+        while i < n:
+            ch = buf[i]
+            if ch == "\\":
+                esc.append(i)
+                if len(esc) > 2:
+                    del esc[0]
+                i += 2
+                continue
+            if ch == '"':
+                break
+            i += 1
+        if i >= n:
+            s["scan"] = i
+            safe = min(i, n)
+            if esc and n - esc[-1] < 12:
+                safe = esc[-1]
+                if len(esc) == 2 and esc[0] == esc[1] - 6 and _is_high(buf, esc[0]):
+                    safe = esc[0]
+            self._json_emit(s["emitted"], safe)
+            self.pos = n
+            return False
+        self._json_emit(s["emitted"], i)
+        self._args('"')
+        self.pos = i + 1
+        self.state = "json_member"
+        self.sub = {"first": False}
+        return True
+
+    def _json_emit(self, a: int, b: int) -> None:
+        if b <= a:
+            return
+        seg = self.buf[a:b]
+        try:
+            text = json.loads('"' + seg + '"', strict=False)
+        except ValueError:
+            text = seg  # an invalid escape: keep the source text
+            self._diag("invalid_escape", "an invalid escape in a string argument is kept as written", a)
+        self._args(_esc(text))
+        self.sub["emitted"] = b
+
+    def _s_json_value(self) -> bool | None:
+        s = self.sub
+        end = _scan_value(self.buf, s, "}")
+        if end < 0:
+            return False
+        raw = self.buf[s["start"]:end]
+        try:
+            value, diags = loads_json(raw, lenient=True, offset=s["start"])
+        except ValueError:
+            self._bad_call(f"argument {s['key']!r} is not valid JSON")
+            return True
+        self.diagnostics.extend(diags)
+        if s["keep"]:
+            self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
+        self.pos = end
+        self.state = "json_member"
+        self.sub = {"first": False}
+        return True
+
+    def _s_json_env_close(self) -> bool | None:
+        if not self._ws():
+            return False
+        if self.buf[self.pos] == "}":
+            self.pos += 1
+        else:
+            self._diag("invalid_call", "the call object is not closed", self.pos)
+        self.state = "after_call"
+        return True
+
+    # Python --------------------------------------------------------------------------------------------
+    def _s_py_args(self) -> bool | None:
+        if not self._ws():
+            return False
+        buf = self.buf
+        ch = buf[self.pos]
+        if ch == ")":
+            self.pos += 1
+            self._end_call()
+            return True
+        if self.call is not None and self.call.keys:
+            if ch != ",":
+                self._bad_call("expected ',' or ')'")
+                return True
+            q = self.pos + 1
+            n = len(buf)
+            while q < n and buf[q] in WS:
+                q += 1
+            if q >= n:
+                return False
+            if buf[q] == ")":
+                self.pos = q + 1
+                self._end_call()
+                return True
+            start = q
+        else:
+            start = self.pos
+        m = _IDENT_RE.match(buf, start)
+        if not m:
+            self._bad_call("expected an argument name")
+            return True
+        q = m.end()
+        n = len(buf)
+        while q < n and buf[q] in WS:
+            q += 1
+        if q >= n:
+            return False
+        if buf[q] != "=":
+            self._bad_call("expected '=' after an argument name")
+            return True
+        q += 1
+        while q < n and buf[q] in WS:
+            q += 1
+        if q >= n and not self.final:
+            return False
+        key = m.group()
+        quote = buf[q] if q < n else ""
+        if quote in ("'", '"') and q + 2 >= n and not self.final:
+            return False  # is it a triple quote?
+        self.pos = q
+        keep = self._member_key(key) and key not in ("",)
+        self.sub = {"key": key, "keep": keep, "start": q}
+        if quote in ("'", '"') and keep and buf[q:q + 3] != quote * 3:
+            self._args(self._member_prefix(key) + '"')
+            self.sub.update(quote=quote, emitted=q + 1, scan=q + 1, esc=[])
+            self.state = "py_string"
+        else:
+            self.sub.update(scan=q, depth=0, instr=False)
+            self.state = "py_value"
+        return True
+
+    def _s_py_string(self) -> bool | None:
+        s = self.sub
+        buf = self.buf
+        i, n = s["scan"], len(buf)
+        q = s["quote"]
+        while i < n:
+            ch = buf[i]
+            if ch == "\\":
+                s["esc"] = [i]
+                i += 2
+                continue
+            if ch == q or ch == "\n":
+                break
+            i += 1
+        if i >= n:
+            s["scan"] = i
+            safe = n
+            if s["esc"]:
+                e = s["esc"][0]
+                if n - e < 12 or (buf[e + 1:e + 2] == "N" and "}" not in buf[e:n]):
+                    safe = min(safe, e)
+            self._py_emit(s["emitted"], safe)
+            self.pos = n
+            return False
+        if buf[i] == "\n":
+            self._py_emit(s["emitted"], i)
+            self._args('"')
+            self.pos = i
+            self._bad_call("a string argument is not closed on its line")
+            return True
+        self._py_emit(s["emitted"], i)
+        self._args('"')
+        self.pos = i + 1
+        self.state = "py_args"
+        return True
+
+    def _py_emit(self, a: int, b: int) -> None:
+        if b <= a:
+            return
+        seg = self.buf[a:b]
+        q = self.sub["quote"]
+        value, diags = convert_python_value(q + seg + q, lenient=True, offset=a - 1)
+        if diags or not isinstance(value, str):
+            value = seg
+            self._diag("invalid_escape", "an invalid escape in a string argument is kept as written", a)
+        self._args(_esc(value))
+        self.sub["emitted"] = b
+
+    def _s_py_value(self) -> bool | None:
+        s = self.sub
+        end = _scan_value(self.buf, s, ")")
+        if end < 0:
+            return False
+        raw = self.buf[s["start"]:end]
+        value, diags = convert_python_value(raw, lenient=True, offset=s["start"])
+        self.diagnostics.extend(diags)
+        if s["keep"]:
+            self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
+        self.pos = end
+        self.state = "py_args"
+        return True
+
+    # after a call ------------------------------------------------------------------------------------
+    def _s_after_call(self) -> bool | None:
+        """Read the call's scope close (block formats), then go on with the list or free text."""
+        sc = self.spec.scope
+        buf = self.buf
+        if sc.per_call:
+            lit = self.scope_close
+            q, n = self.pos, len(buf)
+            while q < n and buf[q] in WS:
+                q += 1
+            if q >= n and not self.final:
+                return False
+            if buf.startswith(lit, q):
+                self.pos = q + len(lit)
+            elif lit.startswith(buf[q:]) and not self.final:
+                return False
+            elif not self.bare:
+                self._diag("missing_close", f"{lit!r} is missing after a call", q)
+        if self.in_list:
+            self.state = "list_next"
+            self.call = None
+            return True
+        self._after_done()
+        return True
+
+    def _after_done(self) -> None:
+        self.call = None
+        self.seen_call_end = True
+        self.state = "text"
+        self.in_list = False
+
+    def _next_call(self, q: int) -> bool | None:
+        """A next call of the list at ``q``: True (committed), None (wait) or False."""
+        head = self._head(q, "next")
+        if head == _WAIT:
+            return None
+        if head is not None and head[0] in self.tools:
+            self.pos = head[1]
+            self._commit(head[0], head[2])
+            return True
+        return False
+
+    def _s_list_next(self) -> bool | None:
+        sc = self.spec.scope
+        buf = self.buf
+        q, n = self.pos, len(buf)
+        while q < n and buf[q] in WS:
+            q += 1
+        if q >= n:
+            if not self.final:
+                return False
+            if sc.close:
+                self._diag("missing_close", f"{sc.close!r} is missing at the end", n)
+            self._after_done()
+            return True
+        ch = buf[q]
+        seps = {sc.separator} if sc.close else {sc.separator, ",", ";"}
+        if ch in seps:
+            r = q + 1
+            while r < n and buf[r] in WS:
+                r += 1
+            if r >= n and not self.final:
+                return False
+            res = self._next_call(r) if r < n else False
+            if res is None:
+                return False
+            if res is False:
+                self._diag("invalid_call", "the text after a separator is not a call", q)
+                self._after_done()
+            return True
+        if sc.close:
+            res = self._peek(sc.close, q)
+            if res == _WAIT:
+                return False
+            if res is not True:
+                self._diag("missing_close", f"{sc.close!r} is missing after the calls", q)
+                self._after_done()
+                return True
+            end = q + len(sc.close)
+            if self.wrapper_close:
+                r = end
+                while r < n and buf[r] in WS:
+                    r += 1
+                res = self._peek(self.wrapper_close, r)
+                if res == _WAIT:
+                    return False
+                if res is True:
+                    end = r + len(self.wrapper_close)
+            self.pos = end
+            self._after_done()
+            return True
+        res = self._next_call(q)
+        if res is None:
+            return False
+        if res is False:
+            self._after_done()
+        return True
+
+    # end of input --------------------------------------------------------------------------------------
+    def _truncate_call(self) -> None:
+        call = self.call
+        assert call is not None
+        state, s = self.state, self.sub
+        if state in ("xml_value",) and not s.get("stream") and s.get("keep") and s.get("start") is not None:
+            raw = self.buf[s["start"]:]
+            self._xml_typed(raw)
+        elif state in ("json_value", "py_value") and s.get("keep"):
+            raw = self.buf[s["start"]:].rstrip(WS)
+            completed = complete_partial_json(raw) if raw else None
+            if completed is not None:
+                try:
+                    value, diags = loads_json(completed, lenient=True, offset=s["start"])
+                    self.diagnostics.extend(diags)
+                    self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
+                except ValueError:
+                    pass
+        elif state in ("json_string", "py_string", "xml_value") and s.get("stream"):
+            self._args('"')
+        if not call.done:
+            self._args("}")
+            call.done = True
+            self.truncated = True
+            self._diag("truncated_call", f"call {call.name!r} was cut off; its arguments were completed",
+                       len(self.buf))
+        self.call = None
+
+    def _end_checks(self) -> None:
+        if self.needs_call and not self.calls:
+            self._diag("missing_call", "tool_choice requires a call and none was found", None)
+
+
+def _is_high(buf: str, e: int) -> bool:
+    h = buf[e + 2:e + 6].lower()
+    return buf[e + 1:e + 2] == "u" and len(h) == 4 and "d800" <= h <= "dbff"
+
+
+def _json_string_end(buf: str, i: int) -> int:
+    """Index past the closing quote of the JSON string at ``i``; -1 if unfinished."""
+    n = len(buf)
+    j = i + 1
+    while j < n:
+        ch = buf[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == '"':
+            return j + 1
+        j += 1
+    return -1
+
+
+def _scan_value(buf: str, s: dict[str, Any], close: str) -> int:
+    """Find the end of a JSON/Python value starting at ``s['start']``: the index of the ',' or
+    ``close`` at depth 0 (trailing whitespace excluded); -1 when more input is needed.
+    Resumable: the scan state lives in ``s``."""
+    i, n = s["scan"], len(buf)
+    depth, instr = s["depth"], s["instr"]
+    while i < n:
+        ch = buf[i]
+        if instr:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == instr:
+                instr = False
+        elif ch in "\"'":
+            instr = ch
+        elif ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            break
+        i += 1
+    s["depth"], s["instr"] = depth, instr
+    if i >= n:
+        s["scan"] = min(i, n)
+        return -1
+    s["scan"] = i
+    end = i
+    while end > s["start"] and buf[end - 1] in WS:
+        end -= 1
+    if ch not in (",", close):
+        return end  # a stray closer: the value ends, the caller reports it
+    return end
