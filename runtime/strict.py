@@ -1,0 +1,170 @@
+"""Strict parsing (SPEC section 4): exactly the compiler's Lark grammar built with the same options.
+
+The grammar's meta rules (``call-*``, ``arg-*``, ``args-*``, ``extra-*``, ``content``,
+``reasoning``; see :mod:`toolgram.compiler.build`) keep their names in Lark, so the tree is read
+by name; each value's source text (by position) goes through the shared converter in
+:mod:`toolgram.runtime.values`.  Text the grammar rejects is returned as content, with a
+``strict_rejected`` diagnostic: model output never raises.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ..compiler import compile as compile_tools
+from .diagnostics import Diagnostic
+from .pyliteral import unlimited_int_digits
+from .values import convert_python_value, convert_xml_value, dumps_arguments, loads_json
+
+WS = " \t\n\r"
+
+
+@functools.lru_cache(maxsize=64)
+def _lark(grammar: str, parser: str) -> Any:
+    import lark
+
+    return lark.Lark(grammar, parser=parser, propagate_positions=True)
+
+
+def _message(content: str, reasoning: str, calls: list[tuple[str, str]], diags: list[Diagnostic]) -> dict[str, Any]:
+    content = content.strip(WS)
+    reasoning = reasoning.strip(WS)
+    return {
+        "role": "assistant",
+        "content": content or None,
+        "reasoning_content": reasoning or None,
+        "tool_calls": [
+            {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(calls)
+        ],
+        "finish_reason": "tool_calls" if calls else "stop",
+        "diagnostics": [d.to_json() for d in diags],
+    }
+
+
+def _span(node: Any, text: str) -> str:
+    start = getattr(node.meta, "start_pos", None) if hasattr(node, "meta") else getattr(node, "start_pos", None)
+    end = getattr(node.meta, "end_pos", None) if hasattr(node, "meta") else getattr(node, "end_pos", None)
+    if start is None or end is None or getattr(getattr(node, "meta", None), "empty", False):
+        return ""
+    return text[start:end]
+
+
+def parse_strict(
+    format: str,
+    text: str,
+    tools: Any,
+    *,
+    tool_choice: Any = "auto",
+    parallel_tool_calls: bool | None = None,
+    reasoning: str | None = None,
+    allowed_tools: list[str] | None = None,
+) -> dict[str, Any]:
+    """Parse ``text`` with the Lark grammar of the same options; see the module docstring."""
+    bundle = compile_tools(format, tools, dialect="lark", tool_choice=tool_choice,
+                           parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
+                           allowed_tools=allowed_tools)
+    if bundle.grammar is None:  # tool_choice none: no grammar, everything is content
+        return _message(text, "", [], [])
+    import lark
+
+    parser = _lark(bundle.grammar, bundle.lark_parser or "lalr")
+    try:
+        with unlimited_int_digits():
+            tree = parser.parse(text)
+    except (lark.exceptions.LarkError, RecursionError) as exc:
+        offset = getattr(exc, "pos_in_stream", None)
+        if offset is None:
+            offset = getattr(exc, "column", None) if False else None
+        return _message(text, "", [], [Diagnostic("strict_rejected", f"the grammar rejects the output: "
+                                                  f"{type(exc).__name__}", offset)])
+    meta = {name.replace("-", "_"): tag for name, tag in bundle.ir.meta.items()}
+    spec_values = _values_kind(format)
+    tool_list = bundle.tools
+    content: list[str] = []
+    reasoning_parts: list[str] = []
+    calls: list[tuple[str, str]] = []
+    diags: list[Diagnostic] = []
+    for node in tree.iter_subtrees_topdown():
+        tag = meta.get(node.data if isinstance(node.data, str) else node.data.value)
+        if tag is None:
+            continue
+        if tag[0] == "content":
+            content.append(_span(node, text))
+        elif tag[0] == "reasoning":
+            reasoning_parts.append(_span(node, text))
+        elif tag[0] == "call":
+            tool = tool_list[tag[1]]
+            args = _read_call(node, text, meta, tool.parameters, spec_values, diags)
+            calls.append((tool.name, dumps_arguments(args)))
+    return _message("".join(content), "".join(reasoning_parts), calls, diags)
+
+
+def _values_kind(format: str) -> str:
+    from ..grammars import get_format
+
+    return get_format(format).values
+
+
+def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: str,
+               diags: list[Diagnostic]) -> Any:
+    args: dict[str, Any] = {}
+    props = params.get("properties") if isinstance(params, dict) else None
+    props = props if isinstance(props, dict) else {}
+    for sub in node.iter_subtrees_topdown():
+        tag = meta.get(sub.data if isinstance(sub.data, str) else sub.data.value)
+        if tag is None or tag[0] not in ("arg", "args", "extra"):
+            continue
+        src = _span(sub, text)
+        start = getattr(sub.meta, "start_pos", None)
+        if tag[0] == "args":
+            try:
+                value, d = loads_json(src, lenient=False, offset=start)
+            except ValueError:
+                value, d = {}, [Diagnostic("invalid_arguments", "arguments are not valid JSON", start)]
+            diags.extend(d)
+            return value
+        if tag[0] == "arg":
+            key = tag[2]
+            value, d = _convert(src, props.get(key), params, kind, key, start)
+        else:
+            key, raw = _split_extra(src, kind)
+            value, d = _convert(raw, props.get(key), params, kind, key, start)
+        diags.extend(d)
+        args[key] = value
+    return args
+
+
+def _convert(src: str, schema: Any, root: Any, kind: str, key: str, start: int | None) -> tuple[Any, list[Diagnostic]]:
+    if kind == "xml":
+        return convert_xml_value(src, schema, lenient=False, root=root, name=key, offset=start)
+    if kind == "python":
+        return convert_python_value(src, lenient=True, offset=start or 0)
+    return loads_json(src, lenient=False, offset=start)
+
+
+def _split_extra(src: str, kind: str) -> tuple[str, str]:
+    """An undeclared member's key and value text: ``<parameter=K>V</parameter>`` or ``k=v``."""
+    if kind == "python":
+        key, _, value = src.partition("=")
+        return key.strip(), value
+    from ..grammars import FORMATS
+
+    for spec in FORMATS.values():
+        c = spec.call
+        if getattr(c, "values", None) == "xml" and src.startswith(c.param_open) and src.rstrip(WS).endswith(
+                c.param_end.strip(WS)):
+            body = src[len(c.param_open):]
+            gt = c.param_name_end.rstrip(WS) or ">"
+            key, _, rest = body.partition(gt)
+            end_tag = c.param_end.strip(WS)
+            pad_open = c.param_name_end[len(gt):]
+            raw = rest[:rest.rfind(end_tag)]
+            pad_close = c.param_end[:c.param_end.index(end_tag)]
+            if pad_open and raw.startswith(pad_open):
+                raw = raw[len(pad_open):]
+            if pad_close and raw.endswith(pad_close):
+                raw = raw[: -len(pad_close)]
+            return key, raw
+    return src, ""
