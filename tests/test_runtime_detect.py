@@ -1,0 +1,81 @@
+"""Format detection (runtime/detect.py, ``toolgram detect``) on every shared official template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolgram.cli import main
+from toolgram.runtime.detect import detect_format, detect_path, read_gguf_chat_template
+
+UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+
+EXPECTED = {
+    "ByteDance-Seed-OSS.jinja": "seed_oss",
+    "Qwen3-Coder.jinja": "qwen3_coder",
+    "Qwen3.5-4B.jinja": "qwen3_coder",
+    "tool_chat_template_qwen3coder.jinja": "qwen3_coder",
+    "Qwen-Qwen2.5-7B-Instruct.jinja": "hermes",
+    "Qwen-Qwen3-0.6B.jinja": "hermes",
+    "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja": "hermes",
+    "meta-llama-Llama-3.1-8B-Instruct.jinja": "llama3_json",
+    "meta-llama-Llama-3.2-3B-Instruct.jinja": "llama3_json",
+    "meta-llama-Llama-3.3-70B-Instruct.jinja": "llama3_json",
+    "tool_chat_template_llama3.1_json.jinja": "llama3_json",
+    "tool_chat_template_llama3.2_pythonic.jinja": "pythonic",
+    "tool_chat_template_llama4_pythonic.jinja": "llama4_pythonic",
+}
+
+
+@pytest.fixture(scope="module")
+def templates() -> Path:
+    folder = UPSTREAM / "templates"
+    if not folder.is_dir():
+        pytest.skip(f"shared upstream templates not found at {folder}")
+    return folder
+
+
+def test_every_shared_template_is_listed(templates: Path) -> None:
+    assert {p.name for p in templates.glob("*.jinja")} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_detects_shared_template(templates: Path, name: str) -> None:
+    found = detect_path(templates / name)
+    assert found is not None and found[0] == EXPECTED[name], found
+    assert found[1]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_cli_detect_prints_id_then_reason(templates: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", str(templates / name)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == EXPECTED[name] and len(lines) == 2 and lines[1]
+
+
+def test_no_tool_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = tmp_path / "chatml.jinja"
+    plain.write_text("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}")
+    assert detect_format(plain.read_text()) is None
+    assert main(["detect", str(plain)]) == 1
+    err = capsys.readouterr().err
+    assert "no known tool format" in err and "seed_oss" in err and "llama4_pythonic" in err
+
+
+def test_gguf_chat_template_is_read_and_names_no_format(capsys: pytest.CaptureFixture[str]) -> None:
+    from toolgram.engines import smollm2_gguf_path
+
+    try:
+        gguf = smollm2_gguf_path()
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"SmolLM2 GGUF unavailable: {exc}")
+    text = read_gguf_chat_template(gguf)
+    assert text is not None and "<|im_start|>" in text
+    assert main(["detect", str(gguf)]) == 1
+    assert "no known tool format" in capsys.readouterr().err
+
+
+def test_missing_file_is_a_user_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", str(tmp_path / "nope.jinja")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
