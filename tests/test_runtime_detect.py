@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from toolgram.runtime.detect import detect_format, detect_path, read_gguf_chat_template
 
 from toolgram.cli import main
-from toolgram.runtime.detect import detect_format, detect_path, read_gguf_chat_template
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 

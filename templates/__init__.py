@@ -1,0 +1,1 @@
+"""toolgram's own per-format chat templates (ChatML-based jinja files)."""
