@@ -48,7 +48,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same API from the tomli backport
+    import tomli as tomllib  # type: ignore[no-redef]
 
 from .engines import EngineUnavailable, GrammarRejected, import_engine
 from .errors import ToolgramError
@@ -205,8 +208,11 @@ def load_manifest(path: str | Path) -> list[Case]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        where = f"{path}:{m.group(1)}:{m.group(2)}" if m else str(path)
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e)) if m else str(e)
+        if m:
+            where = f"{path}:{m.group(1)}:{m.group(2)}"
+        else:  # "(at end of document)": the last line
+            where = f"{path}:{max(1, len(text.splitlines()))}"
+        msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(e))
         raise ManifestError(f"invalid TOML: {msg}", where) from None
     unknown = set(data) - {"case"}
     if unknown:
