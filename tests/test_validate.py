@@ -238,3 +238,23 @@ def test_repo_manifest_passes(capsys: pytest.CaptureFixture[str]) -> None:
     """The repository's own manifest (also run by the README's test command)."""
     code, out, _ = run_cli(capsys, "validate", str(EXAMPLES / "manifest.toml"))
     assert code == 0, out
+
+
+def test_table_shows_where_matching_stopped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Hi\n" + UNKNOWN_TOOL, encoding="utf-8")
+    code, out, _ = run_cli(capsys, "validate", "--grammar", str(GOLDEN / "hermes" / "auto.lark"), "--dialect", "lark",
+                           "--accept", str(bad))
+    assert code == 1
+    (row,) = [line for line in out.splitlines() if " accept " in line]
+    assert "lark-lalr" in row and "failed: grammar rejected the example" in row
+    assert "matching stopped at offset 24" in row and '"name": <HERE>"delete_everything"' in row
+
+
+def test_tool_choice_none_has_no_grammar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = ('[[case]]\nformat = "pythonic"\ntools = "tools.json"\ndialects = ["gbnf"]\n'
+            'options = {tool_choice = "none"}\n')
+    code, out, _ = run_cli(capsys, "validate", "--json", str(write_manifest(tmp_path, body)))
+    assert code == 0
+    assert [(r["check"], r["status"], r["reason"]) for r in json.loads(out)["results"]] == [
+        ("load", "skipped", "tool_choice none: no grammar")]

@@ -89,6 +89,8 @@ class Result:
     example: str | None = None
     reason: str | None = None
     position: int | None = None
+    #: the text around ``position`` (table only; not in the JSON report)
+    excerpt: str | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -108,7 +110,7 @@ class Report:
         return counts
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "summary": self.summary(), "results": [asdict(r) for r in self.results]}
+        return {"ok": self.ok, "summary": self.summary(), "results": [_row_json(r) for r in self.results]}
 
     def table(self) -> str:
         """A readable table: case, dialect, engine, check, example, result, and why it failed."""
@@ -119,9 +121,15 @@ class Report:
         for row in rows:
             lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
         s = self.summary()
-        lines.append(f"{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped, "
-                     f"{s['compiled']} compiled (OpenVINO: loads only)")
+        tail = f", {s['compiled']} compiled (OpenVINO loads only)" if s["compiled"] else ""
+        lines.append(f"{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped{tail}")
         return "\n".join(lines)
+
+
+def _row_json(r: Result) -> dict[str, Any]:
+    row = asdict(r)
+    del row["excerpt"]
+    return row
 
 
 def _result_text(r: Result) -> str:
@@ -129,8 +137,17 @@ def _result_text(r: Result) -> str:
     if r.reason:
         text += f": {r.reason}"
     if r.position is not None:
-        text += f" (matching stopped at offset {r.position})"
+        text += f" (matching stopped at offset {r.position}"
+        text += f": {r.excerpt})" if r.excerpt is not None else ")"
     return text
+
+
+def _excerpt(s: str, pos: int, width: int = 24) -> str:
+    """``before⟨here⟩after`` around ``pos``, as a Python-style escaped string."""
+    before = s[max(0, pos - width):pos]
+    after = s[pos:pos + width]
+    return (repr(("..." if pos > width else "") + before)[:-1] + "<HERE>"
+            + repr(after + ("..." if pos + width < len(s) else ""))[1:])
 
 
 # --------------------------------------------------------------------------- manifest
@@ -442,6 +459,8 @@ def _run_engine(report: Report, case: str, dialect: str, engine: str, checker: _
             else:
                 if kind == "accept" and not ok:
                     res.status, res.reason, res.position = "failed", "grammar rejected the example", pos
+                    if pos is not None:
+                        res.excerpt = _excerpt(ex.text, pos)
                 elif kind == "reject" and ok:
                     res.status, res.reason = "failed", "grammar accepted an example that must be rejected"
             report.results.append(res)
