@@ -819,7 +819,7 @@ class Scanner:
         self.sub = {"key": key, "keep": keep, "start": q}
         if quote in ("'", '"') and keep and buf[q:q + 3] != quote * 3:
             self._args(self._member_prefix(key) + '"')
-            self.sub.update(quote=quote, emitted=q + 1, scan=q + 1, esc=[])
+            self.sub.update(stream=True, quote=quote, emitted=q + 1, scan=q + 1, esc=[])
             self.state = "py_string"
         else:
             self.sub.update(scan=q, depth=0, instr=False)
@@ -1066,7 +1066,7 @@ def _scan_value(buf: str, s: dict[str, Any], close: str) -> int:
         i += 1
     s["depth"], s["instr"] = depth, instr
     if i >= n:
-        s["scan"] = min(i, n)
+        s["scan"] = i  # may be n + 1: past an escape whose character has not arrived
         return -1
     s["scan"] = i
     end = i
