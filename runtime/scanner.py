@@ -71,7 +71,7 @@ class Scanner:
         self.calls_enabled = calls_enabled
         self.parallel = parallel
         self.needs_call = needs_call
-        self.max_name = max((len(n) for n in tools), default=0)
+        self.max_name = max((len(n) for n in (*tools, *all_names)), default=0)
         sc = spec.scope
         c = spec.call
         # openers recognised in free text: (literal, kind)
@@ -275,15 +275,13 @@ class Scanner:
         for lit, kind in self.openers:
             res = self._peek(lit)
             if res == _WAIT:
-                waiting = True
-                continue
+                return _WAIT
             if res is not True:
                 continue
             q = p + len(lit) if kind != "list" or self.spec.scope.open else p
             head = self._head(q, kind)
             if head == _WAIT:
-                waiting = True
-                continue
+                return _WAIT
             if head is None:
                 continue
             name, end, extra = head
@@ -354,7 +352,7 @@ class Scanner:
                 q += len(c.function_open)
             end = self.buf.find(">", q, q + self.max_name + 2)
             if end < 0:
-                if len(self.buf) - q <= self.max_name and not self.final:
+                if len(self.buf) < q + self.max_name + 2 and not self.final:
                     return _WAIT
                 return None
             name = self.buf[q:end].strip()
@@ -384,7 +382,7 @@ class Scanner:
             return None
         end = buf.find('"', q + 1, q + self.max_name + 3)
         if end < 0:
-            if len(buf) - q <= self.max_name + 1 and not self.final:
+            if len(buf) < q + self.max_name + 3 and not self.final:
                 return _WAIT
             return None
         name = buf[q + 1:end]
@@ -395,10 +393,10 @@ class Scanner:
         m = _IDENT_RE.match(buf, q)
         if not m:
             return _WAIT if q >= len(buf) and not self.final else None
-        if m.end() >= len(buf):
-            if m.end() - q <= self.max_name and not self.final:
-                return _WAIT
+        if m.end() - q > self.max_name:
             return None
+        if m.end() >= len(buf):
+            return None if self.final else _WAIT
         q2 = self._skip_ws_at(m.end())
         if q2 in (_WAIT, _FAIL):
             return None if q2 == _FAIL else _WAIT
@@ -550,9 +548,10 @@ class Scanner:
         root = self.call.tool if self.call else None  # type: ignore[union-attr]
         types = schema_types(schema, root) if schema is not None else None
         stream = keep and types == frozenset({"string"})
-        pad_open = c.param_name_end[len(gt):]
+        # one newline on each side of a value is padding, whatever the format pads (vLLM's rule)
+        pad_open = c.param_name_end[len(gt):] or "\n"
         end_tag = c.param_end.strip(WS)
-        pad_close = c.param_end[:c.param_end.index(end_tag)]
+        pad_close = c.param_end[:c.param_end.index(end_tag)] or "\n"
         self.sub = {"key": key, "keep": keep, "schema": schema, "stream": stream, "pad_open": pad_open,
                     "end_tag": end_tag, "pad_close": pad_close, "start": None, "emitted": None, "search": None,
                     "at": self.pos}
