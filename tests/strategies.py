@@ -92,7 +92,7 @@ def safe_strings(max_size: int = 12) -> st.SearchStrategy[str]:
     return st.text(alphabet=SAFE_CHARS, min_size=1, max_size=max_size).map(str.strip).filter(bool)
 
 
-def _leaf_schemas() -> st.SearchStrategy[dict[str, Any]]:
+def _leaf_schemas(bounded_strings: bool = True) -> st.SearchStrategy[dict[str, Any]]:
     ints = st.one_of(
         st.just({"type": "integer"}),
         st.tuples(st.integers(-50, 50), st.integers(0, 100)).map(
@@ -102,7 +102,7 @@ def _leaf_schemas() -> st.SearchStrategy[dict[str, Any]]:
     strs = st.one_of(
         st.just({"type": "string"}),
         st.integers(1, 10).map(lambda n: {"type": "string", "maxLength": n}),
-    )
+    ) if bounded_strings else st.just({"type": "string"})
     enums = st.lists(st.one_of(safe_strings(8), st.integers(-5, 5), st.booleans(), st.none()),
                      min_size=1, max_size=4, unique_by=lambda v: (type(v).__name__, v)).map(lambda v: {"enum": v})
     return st.one_of(
@@ -144,15 +144,16 @@ def _arrays(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[di
     return build()
 
 
-def value_schemas() -> st.SearchStrategy[dict[str, Any]]:
-    """Schemas of argument values, nested up to a few levels."""
-    return st.recursive(_leaf_schemas(), lambda kids: st.one_of(_objects(kids, 3), _arrays(kids)), max_leaves=6)
+def value_schemas(bounded_strings: bool = True) -> st.SearchStrategy[dict[str, Any]]:
+    """Schemas of argument values, nested up to a few levels (``maxLength`` strings unless told not)."""
+    return st.recursive(_leaf_schemas(bounded_strings),
+                        lambda kids: st.one_of(_objects(kids, 3), _arrays(kids)), max_leaves=6)
 
 
 @st.composite
-def json_schemas(draw: st.DrawFn) -> dict[str, Any]:
+def json_schemas(draw: st.DrawFn, bounded_strings: bool = True) -> dict[str, Any]:
     """A tool's ``parameters``: an object schema, sometimes with ``$defs`` reached by ``$ref``."""
-    params = draw(_objects(value_schemas()))
+    params = draw(_objects(value_schemas(bounded_strings)))
     if params["properties"] and draw(st.booleans()):
         key = next(iter(params["properties"]))
         params["$defs"] = {"shared": params["properties"][key]}
@@ -161,7 +162,7 @@ def json_schemas(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def tool_lists(draw: st.DrawFn) -> list[dict[str, Any]]:
+def tool_lists(draw: st.DrawFn, bounded_strings: bool = True) -> list[dict[str, Any]]:
     """1-3 tools: schema'd ones, sometimes a no-parameter tool and a ``strict: false`` one."""
     n = draw(st.integers(1, 3))
     out = []
@@ -170,9 +171,9 @@ def tool_lists(draw: st.DrawFn) -> list[dict[str, Any]]:
         if kind == "none":
             out.append(tool(f"t{i}"))
         elif kind == "loose":
-            out.append(tool(f"t{i}", draw(json_schemas()), strict=False))
+            out.append(tool(f"t{i}", draw(json_schemas(bounded_strings)), strict=False))
         else:
-            out.append(tool(f"t{i}", draw(json_schemas())))
+            out.append(tool(f"t{i}", draw(json_schemas(bounded_strings))))
     return out
 
 
