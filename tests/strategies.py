@@ -247,14 +247,16 @@ def object_values(schema: dict[str, Any], root: dict[str, Any] | None = None) ->
 
 
 @st.composite
-def calls_for(draw: st.DrawFn, tools: list[dict[str, Any]], max_calls: int = 3) -> list[tuple[str, dict[str, Any]]]:
-    """1..max_calls calls to random tools of ``tools`` with valid arguments."""
+def calls_for(draw: st.DrawFn, tools: list[dict[str, Any]], max_calls: int = 3,
+              max_loose_keys: int = 3) -> list[tuple[str, dict[str, Any]]]:
+    """1..max_calls calls to random tools of ``tools`` with valid arguments (``strict: false`` tools
+    get any object of at most ``max_loose_keys`` keys)."""
     out = []
     for _ in range(draw(st.integers(1, max_calls))):
         fn = draw(st.sampled_from(tools))["function"]
         params = fn.get("parameters") or {"type": "object", "properties": {}}
         if fn.get("strict") is False:
-            args = draw(st.dictionaries(_NAMES, _LOOSE_JSON, max_size=3))
+            args = draw(st.dictionaries(_NAMES, _LOOSE_JSON, max_size=max_loose_keys))
         else:
             args = draw(object_values(params))
         out.append((fn["name"], args))

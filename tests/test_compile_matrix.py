@@ -107,8 +107,19 @@ def check_case(case: Case) -> None:
 
 PAIRWISE = pairwise_cover()
 
+LOOSE_KEYS_BUG = pytest.mark.xfail(
+    strict=True, reason="compiler bug: Lark grammar for hermes/llama3_json rejects a strict:false tool's "
+    "arguments with 2+ keys at the second key, e.g. {\"a\": 1, \"b\": 2}")
 
-@pytest.mark.parametrize("case", PAIRWISE, ids=_id)
+
+def _marked(c: Case) -> Any:
+    if c[1] == "lark" and c[0] in ("hermes", "llama3_json") and c[5] == "not_strict" and c[2] != "none":
+        return pytest.param(c, marks=LOOSE_KEYS_BUG, id=_id(c))
+    return pytest.param(c, id=_id(c))
+
+
+
+@pytest.mark.parametrize("case", [_marked(c) for c in PAIRWISE])
 def test_pairwise(case: Case) -> None:
     check_case(case)
 
@@ -121,7 +132,7 @@ def test_pairwise_covers_every_pair() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", full_matrix(), ids=_id)
+@pytest.mark.parametrize("case", [_marked(c) for c in full_matrix()])
 def test_full_matrix(case: Case) -> None:
     check_case(case)
 

@@ -29,6 +29,9 @@ DIALECTS = ("ebnf", "gbnf", "lark")
 #: fixed the round trip draws unbounded strings for these formats only; the strict xfails below
 #: start failing when the fix lands, and then this set must be emptied.
 BOUNDED_STRING_BUG = {"seed_oss", "qwen3_coder"}
+#: Compiler bug (see test_loose_arguments_lark): hermes/llama3_json Lark grammars reject a
+#: ``strict: false`` tool's arguments with 2+ keys; those formats draw at most one key until fixed.
+LOOSE_KEYS_BUG = {"hermes", "llama3_json"}
 
 
 @cache
@@ -41,7 +44,7 @@ def _bundles(fmt: str, tools_json: str) -> tuple[Bundle, ...]:
 @st.composite
 def examples(draw: st.DrawFn, fmt: str) -> tuple[list, list]:
     tools = draw(tool_lists(bounded_strings=fmt not in BOUNDED_STRING_BUG))
-    return tools, draw(calls_for(tools))
+    return tools, draw(calls_for(tools, max_loose_keys=1 if fmt in LOOSE_KEYS_BUG else 3))
 
 
 def check_round_trip(fmt: str, tools: list, calls: list) -> None:
@@ -89,3 +92,12 @@ def test_xml_bounded_string_lark_qwen3_coder() -> None:
     bundle = compile("qwen3_coder", BOUNDED, dialect="lark", tool_choice="required")
     text = render_calls("qwen3_coder", [("t0", {"a": "ab"})])
     assert engine_results(bundle, text)["lark"][0]
+
+
+@pytest.mark.parametrize("fmt", sorted(LOOSE_KEYS_BUG))
+@pytest.mark.xfail(strict=True, reason="compiler bug: Lark rejects a strict:false tool's arguments with 2+ keys "
+                   "at the second key")
+def test_loose_arguments_lark(fmt: str) -> None:
+    tools = [tool("free", {"type": "object", "properties": {}}, strict=False)]
+    bundle = compile(fmt, tools, dialect="lark", tool_choice="required")
+    assert engine_results(bundle, render_calls(fmt, [("free", {"a": 1, "b": 2})]))["lark"][0]
