@@ -31,6 +31,7 @@ WS = " \t\n\r"
 _MAX_WS = 64  # whitespace allowed inside a call head before the name
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _WAIT = "wait"
+_OFFSET_KEYS = ("start", "emitted", "search", "scan")
 _FAIL = "fail"
 
 
@@ -110,6 +111,7 @@ class Scanner:
         self.wrapper_close = ""
         self.bare = False
         self._decoder: Any = None
+        self.base = 0  # offset in the output of buf[0]: consumed text is dropped (see _compact)
 
     # -- public ------------------------------------------------------------------------------------
     def feed(self, chunk: str | bytes) -> list[dict[str, Any]]:
@@ -118,9 +120,33 @@ class Scanner:
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
             chunk = self._decoder.decode(chunk)
+        if self.pos > 4096 and self.pos * 2 > len(self.buf):
+            self._compact()
         self.buf += chunk
         self._run()
         return self._take()
+
+    def _compact(self) -> None:
+        """Drop the consumed start of the buffer (keeps appends O(chunk)); shift the kept offsets."""
+        low = self.pos
+        stream = bool(self.sub.get("stream"))
+        for k in _OFFSET_KEYS:
+            v = self.sub.get(k)
+            if isinstance(v, int) and not (stream and k == "start"):
+                low = min(low, v)
+        for v in self.sub.get("esc", ()):
+            low = min(low, v)
+        if low < 1024:
+            return
+        self.buf = self.buf[low:]
+        self.base += low
+        self.pos -= low
+        for k in _OFFSET_KEYS:
+            v = self.sub.get(k)
+            if isinstance(v, int):
+                self.sub[k] = max(v - low, 0)
+        if "esc" in self.sub:
+            self.sub["esc"] = [v - low for v in self.sub["esc"]]
 
     def finish(self) -> list[dict[str, Any]]:
         """End of input: flush held text, close an unfinished call; return the last deltas."""
@@ -199,7 +225,7 @@ class Scanner:
         self.out.append({kind: emit})
 
     def _diag(self, code: str, message: str, offset: int | None) -> None:
-        self.diagnostics.append(Diagnostic(code, message, offset))
+        self.diagnostics.append(Diagnostic(code, message, None if offset is None else offset + self.base))
 
     def _args(self, text: str) -> None:
         call = self.call
@@ -553,8 +579,7 @@ class Scanner:
         end_tag = c.param_end.strip(WS)
         pad_close = c.param_end[:c.param_end.index(end_tag)] or "\n"
         self.sub = {"key": key, "keep": keep, "schema": schema, "stream": stream, "pad_open": pad_open,
-                    "end_tag": end_tag, "pad_close": pad_close, "start": None, "emitted": None, "search": None,
-                    "at": self.pos}
+                    "end_tag": end_tag, "pad_close": pad_close, "start": None, "emitted": None, "search": None}
         self.state = "xml_value"
         if stream:
             self._args(self._member_prefix(key) + '"')
@@ -600,7 +625,8 @@ class Scanner:
     def _xml_typed(self, raw: str) -> None:
         s = self.sub
         root = self.call.tool if self.call else None  # type: ignore[union-attr]
-        value, diags = convert_xml_value(raw, s["schema"], lenient=True, root=root, name=s["key"], offset=s["start"])
+        value, diags = convert_xml_value(raw, s["schema"], lenient=True, root=root, name=s["key"],
+                                         offset=s["start"] + self.base)
         self.diagnostics.extend(diags)
         self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
 
@@ -742,7 +768,7 @@ class Scanner:
             return False
         raw = self.buf[s["start"]:end]
         try:
-            value, diags = loads_json(raw, lenient=True, offset=s["start"])
+            value, diags = loads_json(raw, lenient=True, offset=s["start"] + self.base)
         except ValueError:
             self._bad_call(f"argument {s['key']!r} is not valid JSON")
             return True
@@ -866,7 +892,7 @@ class Scanner:
             return
         seg = self.buf[a:b]
         q = self.sub["quote"]
-        value, diags = convert_python_value(q + seg + q, lenient=True, offset=a - 1)
+        value, diags = convert_python_value(q + seg + q, lenient=True, offset=a - 1 + self.base)
         if diags or not isinstance(value, str):
             value = seg
             self._diag("invalid_escape", "an invalid escape in a string argument is kept as written", a)
@@ -879,7 +905,7 @@ class Scanner:
         if end < 0:
             return False
         raw = self.buf[s["start"]:end]
-        value, diags = convert_python_value(raw, lenient=True, offset=s["start"])
+        value, diags = convert_python_value(raw, lenient=True, offset=s["start"] + self.base)
         self.diagnostics.extend(diags)
         if s["keep"]:
             self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
@@ -998,7 +1024,7 @@ class Scanner:
             completed = complete_partial_json(raw) if raw else None
             if completed is not None:
                 try:
-                    value, diags = loads_json(completed, lenient=True, offset=s["start"])
+                    value, diags = loads_json(completed, lenient=True, offset=s["start"] + self.base)
                     self.diagnostics.extend(diags)
                     self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
                 except ValueError:

@@ -57,7 +57,7 @@ def _check_invariance(fmt: str, tools: Any, text: str, cuts: list[int], **kw: An
         json.loads(c["function"]["arguments"])  # always valid JSON
     bounds = sorted({0, len(text), *[c % (len(text) + 1) for c in cuts]})
     chunkings = [
-        [text[a:b] for a, b in zip(bounds, bounds[1:])],
+        [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)],
         [text[i:i + 1] for i in range(len(text))],
         [text[i:i + 3] for i in range(0, len(text), 3)],
     ]
@@ -69,7 +69,7 @@ def _check_invariance(fmt: str, tools: Any, text: str, cuts: list[int], **kw: An
     # bytes split anywhere, including inside a multi-byte character
     raw = text.encode("utf-8")
     bcuts = sorted({0, len(raw), *[c % (len(raw) + 1) for c in cuts]})
-    msg, _ = _stream(fmt, tools, [raw[a:b] for a, b in zip(bcuts, bcuts[1:])], **kw)
+    msg, _ = _stream(fmt, tools, [raw[a:b] for a, b in zip(bcuts, bcuts[1:], strict=False)], **kw)
     assert msg == whole
     return whole
 
@@ -239,3 +239,23 @@ def test_fuzz_never_raises(fmt: str, data: st.DataObject) -> None:
     for kw in ({}, {"parallel_tool_calls": False}, {"tool_choice": "required"}):
         _check_invariance(fmt, STREAM_TOOLS, text, [3, 7, 11], **kw)
     toolgram.parse(fmt, text, STREAM_TOOLS, mode="strict")
+
+
+@pytest.mark.parametrize("fmt", FORMAT_IDS)
+def test_long_output_compacts_the_buffer(fmt: str) -> None:
+    """Long outputs (the buffer drops consumed text): same message, diagnostics offsets included."""
+    spec = get_format(fmt)
+    text = ("Some prose é. " * 800) + render_calls(
+        fmt, [("get_weather", {"location": "x😀\\\"" * 3000, "days": 1, "opts": {"k": "v" * 5000}})]
+    ) + "\ntrailing"
+    if spec.reasoning is not None:
+        text = spec.reasoning.open + "r" * 6000 + spec.reasoning.close + text
+    whole = toolgram.parse(fmt, text, STREAM_TOOLS)
+    assert len(whole["tool_calls"]) == 1
+    codes = [d["code"] for d in whole["diagnostics"]]
+    assert "trailing_text" in codes
+    off = next(d["offset"] for d in whole["diagnostics"] if d["code"] == "trailing_text")
+    assert text[off:].startswith("trailing")
+    for n in (1, 7):
+        msg, _ = _stream(fmt, STREAM_TOOLS, [text[i:i + n] for i in range(0, len(text), n)])
+        assert msg == whole
