@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ..errors import UnsupportedSchemaError
 from ..grammars.spec import FormatSpec, JsonCall, PythonCall, XmlCall
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq
 from .options import Options
+from .regex import pattern_to_ir, raw_char
 from .schema import SchemaContext, Tool
 from .values import JSON_WS, WS, ValueBuilder
 
@@ -89,19 +91,22 @@ class GrammarBuilder:
 
         def raw(min_len: int = 0, max_len: int | None = None) -> Expr:
             if min_len == 0 and max_len is None:
-                return Token(Until((c.param_end,), nonempty=True), "RAW")
+                return Token(Until((c.param_end,), nonempty=True), "RAW", c.param_end)
             # Bounded raw strings exclude '<', which every delimiter contains.
-            return Token(Rep(Chars.of("<", negated=True), max(min_len, 1), max_len), "RAWB")
+            return Token(Rep(Chars.of("<", negated=True), max(min_len, 1), max_len), "RAWB", c.param_end)
 
         def value_of(schema: Any, path: str, ctx: SchemaContext) -> Expr:
             kind = _xml_kind(schema, ctx, path)
             if kind == "raw":
                 return opt(raw())
-            if isinstance(kind, tuple):
+            if isinstance(kind, tuple) and kind[0] != "pattern":
                 lo, hi = kind
                 return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
             if kind == "enum":
                 return alt(*(Lit(v) for v in _string_choices(schema, ctx, path)))
+            if isinstance(kind, tuple) and kind[0] == "pattern":
+                # raw text: a pattern's characters exclude '<', which every delimiter contains
+                return Token(pattern_to_ir(kind[1], raw_char("<"), f"{path}.pattern"), "RAWP", c.param_end)
             vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
             return vb.value(schema, path, f"t{index}-v")
 
@@ -299,7 +304,9 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str) -> Any:
     t = schema.get("type")
     if t == "string":
         if "pattern" in schema:
-            ctx.unsupported("pattern", path)
+            if "minLength" in schema or "maxLength" in schema:
+                raise UnsupportedSchemaError("pattern together with minLength/maxLength", f"{path}.pattern")
+            return ("pattern", schema["pattern"])
         lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
         if lo == 0 and hi is None:
             return "raw"

@@ -112,10 +112,16 @@ class Dispatch(Expr):
 
 @dataclass(frozen=True)
 class Token(Expr):
-    """A lexical unit; ``kind`` names it for Lark terminals (``JSON_STRING``, ``RAW`` ...)."""
+    """A lexical unit; ``kind`` names it for Lark terminals (``STRING``, ``RAW`` ...).
+
+    ``follow`` is text that always comes right after the token: Lark's lexer takes the
+    first (greedy) regex match, so a token that could also eat the start of ``follow``
+    (a raw value before ``"\n</parameter>"``) gets a look-ahead for it.
+    """
 
     expr: Expr
     kind: str
+    follow: str = ""
 
 
 EMPTY = Lit("")

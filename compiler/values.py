@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, alt, opt, seq
+from .regex import json_char, pattern_to_ir, python_char
 from .schema import TYPES, SchemaContext
 
 Syntax = Literal["json", "python"]
@@ -347,10 +348,23 @@ class ValueBuilder:
 
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         if "pattern" in schema:
-            self.ctx.unsupported("pattern", path)
+            return self.g.shared(hint, self._pattern(schema, path))
         lo = int(schema.get("minLength", 0))
         hi = schema.get("maxLength")
         return self.string(lo, int(hi) if hi is not None else None)
+
+    def _pattern(self, schema: dict[str, Any], path: str) -> Expr:
+        if "minLength" in schema or "maxLength" in schema:
+            raise UnsupportedSchemaError("pattern together with minLength/maxLength", f"{path}.pattern")
+        pattern = schema["pattern"]
+        if not isinstance(pattern, str):
+            raise SchemaError("pattern must be a string", f"{path}.pattern")
+        if self.syntax == "json":
+            return Token(seq(Lit('"'), pattern_to_ir(pattern, json_char, f"{path}.pattern"), Lit('"')), "STRING")
+        return Token(
+            alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), f"{path}.pattern"), Lit(q)) for q in "'\"")),
+            "STRING",
+        )
 
     def _t_integer(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         lo, hi = _int_bounds(schema, path)

@@ -9,6 +9,7 @@ conflicts (Lark's ``strict`` mode), else Earley is the parser to use.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 from ..automaton import rx_escape, until_regex
@@ -105,12 +106,12 @@ class LarkPrinter:
             return r
         return f"(?:{r})"
 
-    def terminal(self, e: Expr, kind: str) -> str:
+    def terminal(self, e: Expr, kind: str, follow: str = "") -> str:
         """A terminal for ``e``; a nullable token becomes ``TERM?`` over its non-empty part."""
         optional = nullable(e, self.g)
         if optional:
             e = _nonempty(e, self.g)
-        rx = self.regex(e)
+        rx = self.regex(e) + (f"(?={rx_escape(follow)})" if follow else "")
         name = self.terminals.get(rx)
         if name is None:
             self._term_count += 1
@@ -122,7 +123,7 @@ class LarkPrinter:
     # -- rules ---------------------------------------------------------------------------------------
     def expr(self, e: Expr, ctx: str = "top") -> str:
         if isinstance(e, Token):
-            return self.terminal(e.expr, e.kind)
+            return self.terminal(e.expr, e.kind, e.follow)
         if isinstance(e, Lit):
             if not e.text:
                 return ""
@@ -167,14 +168,42 @@ class LarkPrinter:
             return f"{inner}~{e.min}..{e.max}"
         raise TypeError(e)
 
+    def reachable(self) -> list[str]:
+        """Rule names reachable from the root, in definition order."""
+        seen: set[str] = set()
+        todo = [self.g.root]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            todo.extend(_refs(self.g.rules[name]))
+        return [n for n in self.g.rules if n in seen]
+
     def render(self) -> str:
         lines = []
-        for name, body in self.g.rules.items():
+        for name in self.reachable():
+            body = self.g.rules[name]
             text = self.expr(body)
             lines.append(f"{self._names[name]}: {text}" if text else f"{self._names[name]}: ")
         for rx, name in self.terminals.items():
-            lines.append(f"{name}.{self.priorities[name]}: /{rx}/")
+            # Lark reads \" inside a regex literal as a plain quote, so every quote is written \"
+            lines.append(f"{name}.{self.priorities[name]}: /{rx.replace(chr(34), chr(92) + chr(34))}/")
         return "\n".join(lines) + "\n"
+
+
+def _refs(e: Expr) -> list[str]:
+    if isinstance(e, Ref):
+        return [e.name]
+    if isinstance(e, (Seq, Alt)):
+        return [n for i in e.items for n in _refs(i)]
+    if isinstance(e, Rep):
+        return _refs(e.item)
+    if isinstance(e, Token):
+        return _refs(e.expr)
+    if isinstance(e, Dispatch):
+        return _refs(e.lowered)
+    return []
 
 
 def _priority(rx: str, e: Expr) -> int:
@@ -239,15 +268,57 @@ def to_lark(grammar: Grammar) -> str:
     return LarkPrinter(grammar).render()
 
 
+def new_lark(text: str, parser: str = "lalr", **options: object):  # noqa: ANN201 - lark.Lark
+    """Build a :class:`lark.Lark` for a toolgram grammar (``start`` rule; contextual lexer for LALR).
+
+    When ``interegular`` is installed, Lark compares every pair of terminal regexes while
+    building the contextual lexer, only to log possible collisions; on toolgram's
+    unicode-class-heavy terminals that takes seconds to minutes.  Terminal overlaps are
+    resolved here by priorities, so the comparison is switched off for this build.
+    """
+    import lark
+    import lark.lexer
+
+    kwargs: dict[str, object] = {"parser": parser}
+    if parser == "lalr":
+        kwargs["lexer"] = "contextual"
+    kwargs.update(options)
+    saved = lark.lexer.has_interegular
+    lark.lexer.has_interegular = False
+    try:
+        return lark.Lark(text, **kwargs)
+    finally:
+        lark.lexer.has_interegular = saved
+
+
+@lru_cache(maxsize=256)
 def lark_parser_kind(text: str) -> str:
-    """``lalr`` when ``text`` builds with LALR, the contextual lexer and no conflicts, else ``earley``."""
-    from lark import Lark
+    """``lalr`` when ``text`` builds with LALR and the contextual lexer with no parser conflict, else ``earley``.
+
+    Lark resolves a shift/reduce conflict silently as a shift, which can reject valid input, so a
+    conflict (reported through Lark's debug log) means Earley.  Terminal overlaps are resolved by
+    the priorities this printer assigns, so Lark's slower ``strict`` collision check is not used.
+    """
+    import logging
+
+    from lark import logger
     from lark.exceptions import GrammarError
 
+    records: list[logging.LogRecord] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    saved = (logger.level, logger.handlers[:], logger.propagate)
+    logger.handlers = [_Collect(logging.DEBUG)]
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
     try:
-        Lark(text, parser="lalr", lexer="contextual", strict=True)
-        return "lalr"
+        new_lark(text, parser="lalr", debug=True)
     except GrammarError:
         return "earley"
-    except Exception:
-        return "earley"
+    finally:
+        logger.level, logger.handlers, logger.propagate = saved[0], saved[1], saved[2]
+    conflict = any("Shift/Reduce" in r.getMessage() or "conflict" in r.getMessage().lower() for r in records)
+    return "earley" if conflict else "lalr"

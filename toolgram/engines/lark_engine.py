@@ -13,6 +13,7 @@ from typing import Literal
 import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from ..compiler.emit.lark import new_lark
 from . import GrammarRejected
 
 __all__ = ["ENGINE", "ParserKind", "accepts_lark", "build"]
@@ -28,7 +29,7 @@ def build(text: str, parser: ParserKind = "lalr", start: str = "start") -> lark.
         raise ValueError(f"parser must be 'lalr' or 'earley', not {parser!r}")
     lexer = "contextual" if parser == "lalr" else "dynamic"
     try:
-        return lark.Lark(text, parser=parser, lexer=lexer, start=start)
+        return new_lark(text, parser=parser, lexer=lexer, start=start)
     except Exception as e:  # GrammarError, LexError, re/regex errors, UnexpectedInput in the grammar
         reason = " ".join(str(e).split()) or type(e).__name__
         raise GrammarRejected(f"{ENGINE}-{parser}", reason) from None
