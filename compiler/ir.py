@@ -29,6 +29,15 @@ class Expr:
     __slots__ = ()
 
 
+def _cached_hash(self: Expr) -> int:
+    """Hash a frozen node once: rule interning hashes deep trees many times."""
+    h = self.__dict__.get("_hash")
+    if h is None:
+        h = hash((type(self).__name__, *(getattr(self, f) for f in self.__dataclass_fields__)))
+        object.__setattr__(self, "_hash", h)
+    return h
+
+
 @dataclass(frozen=True)
 class Lit(Expr):
     """A literal string (may be empty)."""
@@ -56,10 +65,14 @@ class Chars(Expr):
 class Seq(Expr):
     items: tuple[Expr, ...]
 
+    __hash__ = _cached_hash
+
 
 @dataclass(frozen=True)
 class Alt(Expr):
     items: tuple[Expr, ...]
+
+    __hash__ = _cached_hash
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,8 @@ class Rep(Expr):
     item: Expr
     min: int = 0
     max: int | None = None
+
+    __hash__ = _cached_hash
 
 
 @dataclass(frozen=True)
@@ -94,6 +109,8 @@ class Until(Expr):
     first_not: str = ""
     nonempty: bool = False
 
+    __hash__ = _cached_hash
+
 
 @dataclass(frozen=True)
 class Dispatch(Expr):
@@ -109,6 +126,8 @@ class Dispatch(Expr):
     excludes: tuple[str, ...]
     lowered: Expr
 
+    __hash__ = _cached_hash
+
 
 @dataclass(frozen=True)
 class Token(Expr):
@@ -122,6 +141,8 @@ class Token(Expr):
     expr: Expr
     kind: str
     follow: str = ""
+
+    __hash__ = _cached_hash
 
 
 EMPTY = Lit("")
