@@ -80,7 +80,10 @@ def parse_strict(
         return _message(text, "", [], [Diagnostic("strict_rejected", f"the grammar rejects the output: "
                                                   f"{type(exc).__name__}", offset)])
     meta = {name.replace("-", "_"): tag for name, tag in bundle.ir.meta.items()}
-    spec_values = _values_kind(format)
+    from ..grammars import get_format
+
+    spec = get_format(format)
+    spec_values = spec.values
     tool_list = bundle.tools
     content: list[str] = []
     reasoning_parts: list[str] = []
@@ -96,19 +99,13 @@ def parse_strict(
             reasoning_parts.append(_span(node, text))
         elif tag[0] == "call":
             tool = tool_list[tag[1]]
-            args = _read_call(node, text, meta, tool.parameters, spec_values, diags)
+            args = _read_call(node, text, meta, tool.parameters, spec_values, diags, spec.call)
             calls.append((tool.name, dumps_arguments(args)))
     return _message("".join(content), "".join(reasoning_parts), calls, diags)
 
 
-def _values_kind(format: str) -> str:
-    from ..grammars import get_format
-
-    return get_format(format).values
-
-
 def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: str,
-               diags: list[Diagnostic]) -> Any:
+               diags: list[Diagnostic], call: Any) -> Any:
     args: dict[str, Any] = {}
     props = params.get("properties") if isinstance(params, dict) else None
     props = props if isinstance(props, dict) else {}
@@ -129,7 +126,7 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
             key = tag[2]
             value, d = _convert(src, props.get(key), params, kind, key, start)
         else:
-            key, raw = _split_extra(src, kind)
+            key, raw = _split_extra(src, kind, call)
             value, d = _convert(raw, props.get(key), params, kind, key, start)
         diags.extend(d)
         args[key] = value
@@ -144,27 +141,20 @@ def _convert(src: str, schema: Any, root: Any, kind: str, key: str, start: int |
     return loads_json(src, lenient=False, offset=start)
 
 
-def _split_extra(src: str, kind: str) -> tuple[str, str]:
+def _split_extra(src: str, kind: str, c: Any) -> tuple[str, str]:
     """An undeclared member's key and value text: ``<parameter=K>V</parameter>`` or ``k=v``."""
     if kind == "python":
         key, _, value = src.partition("=")
         return key.strip(), value
-    from ..grammars import FORMATS
-
-    for spec in FORMATS.values():
-        c = spec.call
-        if getattr(c, "values", None) == "xml" and src.startswith(c.param_open) and src.rstrip(WS).endswith(
-                c.param_end.strip(WS)):
-            body = src[len(c.param_open):]
-            gt = c.param_name_end.rstrip(WS) or ">"
-            key, _, rest = body.partition(gt)
-            end_tag = c.param_end.strip(WS)
-            pad_open = c.param_name_end[len(gt):]
-            raw = rest[:rest.rfind(end_tag)]
-            pad_close = c.param_end[:c.param_end.index(end_tag)]
-            if pad_open and raw.startswith(pad_open):
-                raw = raw[len(pad_open):]
-            if pad_close and raw.endswith(pad_close):
-                raw = raw[: -len(pad_close)]
-            return key, raw
-    return src, ""
+    body = src[len(c.param_open):]
+    gt = c.param_name_end.rstrip(WS) or ">"
+    key, _, rest = body.partition(gt)
+    end_tag = c.param_end.strip(WS)
+    pad_open = c.param_name_end[len(gt):]
+    raw = rest[:rest.rfind(end_tag)]
+    pad_close = c.param_end[:c.param_end.index(end_tag)]
+    if pad_open and raw.startswith(pad_open):
+        raw = raw[len(pad_open):]
+    if pad_close and raw.endswith(pad_close):
+        raw = raw[: -len(pad_close)]
+    return key, raw
