@@ -278,8 +278,10 @@ class ValueBuilder:
         ref = Ref(name)
         self._refs[key] = ref
         comma = self.punct(",")
-        obj_member = seq(self.string(), self.punct(":"), ref)
-        obj = seq(self.open_("{"), opt(seq(obj_member, Rep(seq(comma, obj_member), 0, None))), self.close_("}"))
+        # keys use the same tokens as declared objects' extra members (see obj), so the
+        # contextual lexer never has to choose between ", " and ', "key": '
+        any_key = Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY")
+        obj = seq(self.open_("{"), self.object_body([], comma, (any_key, ref), f"{name}-obj"), self.close_("}"))
         arr = seq(self.open_("["), opt(seq(ref, Rep(seq(comma, ref), 0, None))), self.close_("]"))
         self.g.rules[name] = alt(obj, arr, self.string(), Token(NUMBER, "NUMBER"), self.boolean(), self.null())
         return ref

@@ -74,6 +74,8 @@ class BnfPrinter:
             return text if ctx == "top" else f"({text})"
         if isinstance(e, Rep):
             inner = self.expr(e.item, "rep")
+            if isinstance(e.item, Rep) or (isinstance(e.item, Token) and isinstance(e.item.expr, Rep)):
+                inner = f"({inner})"  # xgrammar rejects stacked quantifiers such as [^<]{1,3}?
             return inner + self.quant(e.min, e.max)
         if isinstance(e, Until):
             return self.until(e)

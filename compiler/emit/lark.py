@@ -206,23 +206,33 @@ def _refs(e: Expr) -> list[str]:
     return []
 
 
+_PUNCT = set("{}[](),:;")
+
+
 def _priority(rx: str, e: Expr) -> int:
-    """Lark tries terminals by priority, then by longest possible match -- not by actual match
-    length.  Bounded tokens (literals, keys, punctuation) go first, then unbounded tokens that
-    start or end with a literal, then bare text and whitespace."""
-    if _max_width(rx) < (1 << 30) - 1:
-        return 3
-    return 2 if _has_literal(e) else 1
+    """Lark tries terminals by priority, then by longest *possible* match -- not by actual match
+    length -- so the order is set here: bounded tokens holding a name or word (keys, tags,
+    ``true``) first; then unbounded tokens with a literal (strings, ``, "any key":``); then
+    punctuation (``, `` must lose to ``, "key":``, which it prefixes); then bare text and whitespace.
+    """
+    lits = [t for t in _literals(e) if t]
+    if not lits:
+        return 1
+    if all(set(t) <= _PUNCT for t in lits):
+        return 2
+    return 4 if _max_width(rx) < (1 << 30) - 1 else 3
 
 
-def _has_literal(e: Expr) -> bool:
+def _literals(e: Expr) -> list[str]:
     if isinstance(e, Lit):
-        return bool(e.text.strip())
+        return [e.text.strip()]
     if isinstance(e, (Seq, Alt)):
-        return any(_has_literal(i) for i in e.items)
-    if isinstance(e, (Rep, Token)):
-        return _has_literal(e.item if isinstance(e, Rep) else e.expr)
-    return False
+        return [t for i in e.items for t in _literals(i)]
+    if isinstance(e, Rep):
+        return _literals(e.item)
+    if isinstance(e, Token):
+        return _literals(e.expr)
+    return []
 
 
 def _quant(lo: int, hi: int | None) -> str:
