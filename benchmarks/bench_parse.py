@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import toolgram
 from toolgram.grammars import FORMATS
 from toolgram.runtime.render import render_calls
+
+import toolgram
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object",
@@ -79,6 +80,13 @@ def main() -> int:
         worst = max(worst, ratio)
         print(f"{fmt:17} {mb / whole:14.1f} {ovcol:>14} {ratio:13.2f}")
     print(f"worst stream/whole ratio: {worst:.2f} (target <= 3): {'OK' if worst <= 3 else 'OVER TARGET'}")
+    # linearity: byte-by-byte streaming of twice the output should take about twice the time
+    for fmt in ("qwen3_coder", "hermes", "pythonic"):
+        small, large = output(fmt, args.size), output(fmt, 2 * args.size)
+        t1 = best(lambda fmt=fmt, small=small: stream_bytes(fmt, small), 1)
+        t2 = best(lambda fmt=fmt, large=large: stream_bytes(fmt, large), 1)
+        print(f"{fmt}: byte-by-byte streaming {len(small) // 1000} KB {t1:.2f}s, "
+              f"{len(large) // 1000} KB {t2:.2f}s (x{t2 / t1:.2f}; linear is x2)")
     return 0
 
 

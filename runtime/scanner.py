@@ -122,8 +122,13 @@ class Scanner:
             chunk = self._decoder.decode(chunk)
         if self.pos > 4096 and self.pos * 2 > len(self.buf):
             self._compact()
+        start = len(self.buf)
         self.buf += chunk
-        self._run()
+        if self.state == "text" and self.pos == start and not self.text_re.search(chunk):
+            self._text("content", chunk, start)  # what _s_text does with plain text, minus the driver
+            self.pos = len(self.buf)
+        else:
+            self._run()
         return self._take()
 
     def _compact(self) -> None:
@@ -181,6 +186,8 @@ class Scanner:
     # -- output --------------------------------------------------------------------------------------
     def _take(self) -> list[dict[str, Any]]:
         out, self.out = self.out, []
+        if len(out) < 2:
+            return out
         merged: list[dict[str, Any]] = []
         for d in out:
             if merged:

@@ -223,7 +223,7 @@ PIECES = ["<tool_call>", "</tool_call>", "<function=get_weather>", "<parameter=l
 
 
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_fuzz_never_raises(fmt: str, data: st.DataObject) -> None:
     kind = data.draw(st.sampled_from(["pieces", "text", "mutation"]))
