@@ -107,14 +107,8 @@ def check_case(case: Case) -> None:
 
 PAIRWISE = pairwise_cover()
 
-LOOSE_KEYS_BUG = pytest.mark.xfail(
-    strict=True, reason="compiler bug: Lark grammar for hermes/llama3_json rejects a strict:false tool's "
-    "arguments with 2+ keys at the second key, e.g. {\"a\": 1, \"b\": 2}")
-
-
 def _marked(c: Case) -> Any:
-    if c[1] == "lark" and c[0] in ("hermes", "llama3_json") and c[5] == "not_strict" and c[2] != "none":
-        return pytest.param(c, marks=LOOSE_KEYS_BUG, id=_id(c))
+    """A parameter for the case (the hook for a strict xfail while a compiler bug is open)."""
     return pytest.param(c, id=_id(c))
 
 

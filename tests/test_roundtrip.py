@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import calls_for, engine_results, tool, tool_lists
 from toolgram.compiler.bundle import Bundle, compile
@@ -24,14 +25,31 @@ from toolgram.runtime.render import render_calls
 
 DIALECTS = ("ebnf", "gbnf", "lark")
 
-#: Compiler bug (see test_xml_bounded_string_*): a string with ``maxLength`` in the XML formats
-#: breaks EBNF (xgrammar rejects ``[^<]{1,N}?``) and qwen3_coder's Lark grammar. Until it is
-#: fixed the round trip draws unbounded strings for these formats only; the strict xfails below
-#: start failing when the fix lands, and then this set must be emptied.
-BOUNDED_STRING_BUG = {"seed_oss", "qwen3_coder"}
-#: Compiler bug (see test_loose_arguments_lark): hermes/llama3_json Lark grammars reject a
-#: ``strict: false`` tool's arguments with 2+ keys; those formats draw at most one key until fixed.
-LOOSE_KEYS_BUG = {"hermes", "llama3_json"}
+#: Formats whose raw XML strings carry ``maxLength`` (regression cases below).
+XML_FORMATS = ("seed_oss", "qwen3_coder")
+#: Compiler bug (see test_shared_object_rule): in the Lark grammars of the JSON formats, a tool's
+#: parameters schema that equals a nested object schema (e.g. a no-parameter tool and an empty-object
+#: property) makes valid text fail. Until fixed, these formats skip such tool lists (``assume``).
+SHARED_OBJECT_BUG = {"hermes", "llama3_json"}
+
+
+def _object_schemas(schema: Any) -> list[Any]:
+    """Every nested object schema under ``schema``'s properties and items."""
+    out = []
+    if isinstance(schema, dict):
+        for sub in [*schema.get("properties", {}).values(), schema.get("items"), *schema.get("anyOf", []),
+                    *schema.get("$defs", {}).values()]:
+            if isinstance(sub, dict):
+                if sub.get("type") == "object":
+                    out.append(sub)
+                out.extend(_object_schemas(sub))
+    return out
+
+
+def _shares_object_rule(tools: list) -> bool:
+    params = [t["function"].get("parameters") or {"type": "object", "properties": {}} for t in tools]
+    nested = [o for p in params for o in _object_schemas(p)]
+    return any(p == o or (not p.get("properties") and not o.get("properties")) for p in params for o in nested)
 
 
 @cache
@@ -43,8 +61,10 @@ def _bundles(fmt: str, tools_json: str) -> tuple[Bundle, ...]:
 
 @st.composite
 def examples(draw: st.DrawFn, fmt: str) -> tuple[list, list]:
-    tools = draw(tool_lists(bounded_strings=fmt not in BOUNDED_STRING_BUG))
-    return tools, draw(calls_for(tools, max_loose_keys=1 if fmt in LOOSE_KEYS_BUG else 3))
+    tools = draw(tool_lists())
+    if fmt in SHARED_OBJECT_BUG:
+        assume(not _shares_object_rule(tools))
+    return tools, draw(calls_for(tools))
 
 
 def check_round_trip(fmt: str, tools: list, calls: list) -> None:
@@ -79,25 +99,45 @@ def test_round_trip_long(fmt: str, data: st.DataObject) -> None:
 BOUNDED = [tool("t0", {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}})]
 
 
-@pytest.mark.parametrize("fmt", sorted(BOUNDED_STRING_BUG))
-@pytest.mark.xfail(strict=True, reason="compiler bug: EBNF emits `[^<]{1,3}?` for an optional bounded raw "
-                   "string; xgrammar: 'Expect element, but got ?'")
-def test_xml_bounded_string_ebnf(fmt: str) -> None:
+@pytest.mark.parametrize("fmt", XML_FORMATS)
+def test_xml_bounded_string(fmt: str) -> None:
+    """Regression: EBNF once emitted ``[^<]{1,3}?`` (xgrammar: 'Expect element, but got ?')."""
     check_round_trip(fmt, BOUNDED, [("t0", {"a": "ab"})])
+    check_round_trip(fmt, BOUNDED, [("t0", {"a": "abc"}), ("t0", {})])
 
 
-@pytest.mark.xfail(strict=True, reason="compiler bug: qwen3_coder Lark terminal /[^<]{1,3}/ eats the newline "
-                   "before '\\n</parameter>', so 'ab' (shorter than maxLength) is rejected")
 def test_xml_bounded_string_lark_qwen3_coder() -> None:
+    """Regression: the Lark terminal /[^<]{1,3}/ ate the newline before ``\\n</parameter>``."""
     bundle = compile("qwen3_coder", BOUNDED, dialect="lark", tool_choice="required")
     text = render_calls("qwen3_coder", [("t0", {"a": "ab"})])
     assert engine_results(bundle, text)["lark"][0]
 
 
-@pytest.mark.parametrize("fmt", sorted(LOOSE_KEYS_BUG))
-@pytest.mark.xfail(strict=True, reason="compiler bug: Lark rejects a strict:false tool's arguments with 2+ keys "
-                   "at the second key")
+@pytest.mark.parametrize("fmt", ["hermes", "llama3_json"])
 def test_loose_arguments_lark(fmt: str) -> None:
+    """Regression: Lark rejected a ``strict: false`` tool's arguments at the second key."""
     tools = [tool("free", {"type": "object", "properties": {}}, strict=False)]
     bundle = compile(fmt, tools, dialect="lark", tool_choice="required")
     assert engine_results(bundle, render_calls(fmt, [("free", {"a": 1, "b": 2})]))["lark"][0]
+
+
+INNER = {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
+SHARED_CASES = [
+    ([tool("t0", {"type": "object", "properties": {}}),
+      tool("t1", {"type": "object", "properties": {"a": {"type": "object", "properties": {}}}})],
+     [("t1", {"a": {}}), ("t0", {})]),
+    ([tool("t0", INNER), tool("t1", {"type": "object", "properties": {"a": INNER}, "required": ["a"]})],
+     [("t1", {"a": {"b": 1}})]),
+]
+
+
+@pytest.mark.parametrize("fmt", sorted(SHARED_OBJECT_BUG))
+@pytest.mark.parametrize("case", range(len(SHARED_CASES)))
+@pytest.mark.xfail(strict=True, reason="compiler bug (Lark, JSON formats): a tool's arguments rule equal to a "
+                   "nested object rule of another tool is interned into one rule (`_args_t1: OLBRACE [KEY_a "
+                   "_args_t0] CRBRACE`); after its '}' the LALR-merged lookahead lets the contextual lexer "
+                   "take the next '}' as ECLOSE, so {\"a\": {}} / {\"a\": {\"b\": 1}} are rejected")
+def test_shared_object_rule(fmt: str, case: int) -> None:
+    """Found by the round trip: a nested object schema equal to another tool's parameters."""
+    tools, calls = SHARED_CASES[case]
+    check_round_trip(fmt, tools, calls)
