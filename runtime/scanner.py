@@ -110,6 +110,7 @@ class Scanner:
         self.in_list = False
         self.wrapper_close = ""
         self.bare = False
+        self._unknown_until = 0
         self._decoder: Any = None
         self.base = 0  # offset in the output of buf[0]: consumed text is dropped (see _compact)
 
@@ -146,6 +147,7 @@ class Scanner:
         self.buf = self.buf[low:]
         self.base += low
         self.pos -= low
+        self._unknown_until = max(0, self._unknown_until - low)
         for k in _OFFSET_KEYS:
             v = self.sub.get(k)
             if isinstance(v, int):
@@ -319,8 +321,10 @@ class Scanner:
                 continue
             name, end, extra = head
             if name not in self.tools:
-                what = "not a callable tool" if name in self.all_names else "not a known tool"
-                self._diag("unknown_tool", f"call to {name!r}: {what}; kept as content", p)
+                if p >= self._unknown_until:  # one diagnostic per call head (scope tag + bare head)
+                    what = "not a callable tool" if name in self.all_names else "not a known tool"
+                    self._diag("unknown_tool", f"call to {name!r}: {what}; kept as content", p)
+                self._unknown_until = end
                 return False
             self._pre_call_content_checks(kind, p)
             if kind == "wrapper":
