@@ -150,7 +150,7 @@ class GrammarBuilder:
             Lit(f'"{c.args_key}"'),
             punct(":"),
             args_rule,
-            Token(seq(env, Lit("}")), "ECLOSE"),
+            vb.close_("}"),  # the JSON object close token: never two terminals for the same "}"
         )
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:

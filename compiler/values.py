@@ -176,33 +176,36 @@ class ValueBuilder:
     def object_body(
         self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None, hint: str
     ) -> Expr:
-        """Members in order; optional ones may be left out; ``extra`` members may follow.
+        """Members in order; optional ones may be left out; ``extra`` members may follow them.
 
-        A member is ``(lead, rest, required)``: its key part and the rest.  ``sep`` and the
-        next member's lead form one token, so a one-token look-ahead parser (Lark LALR)
-        can tell which optional member comes next.  ``F(i)``: the first present member is
-        at i or later; ``R(i)``: members from i on, each preceded by ``sep``.
+        A member is ``(lead, rest, required)``: its key token and the rest.  The separator is
+        factored out in front of the choice of the next member, so after ``sep`` the key token
+        alone tells which member comes next (LALR(1) with a contextual lexer, and no two
+        terminals that match the same text after a value):
+
+        * ``M(k)``: one member at index ``k`` or later (an optional ``k`` may be skipped), then ``C``;
+        * ``C(k)``: nothing (when no required member is left) or ``sep`` and ``M(k)``.
         """
-
-        def first(lead: Expr, rest: Expr) -> Expr:
-            return seq(lead, rest)
-
-        def after_sep(lead: Expr, rest: Expr) -> Expr:
-            if sep == EMPTY:
-                return seq(lead, rest)
-            return seq(Token(seq(sep.expr if isinstance(sep, Token) else sep, lead), "SEPKEY"), rest)
-
         n = len(members)
-        extra_tail = Rep(after_sep(*extra), 0, None) if extra is not None else EMPTY
-        r_next: Expr = self.g.shared(f"{hint}-r", extra_tail) if extra is not None else EMPTY
-        f_next: Expr = opt(seq(first(*extra), extra_tail)) if extra is not None else EMPTY
-        for i in range(n - 1, -1, -1):
-            lead, rest, required = members[i]
-            r_i = seq(after_sep(lead, rest), r_next) if required else seq(opt(after_sep(lead, rest)), r_next)
-            f_i = seq(first(lead, rest), r_next) if required else alt(seq(first(lead, rest), r_next), f_next)
-            r_next = self.g.shared(f"{hint}-r", r_i) if i else r_i
-            f_next = self.g.shared(f"{hint}-f", f_i) if i else f_i
-        return f_next
+        required_after = [False] * (n + 1)
+        for k in range(n - 1, -1, -1):
+            required_after[k] = members[k][2] or required_after[k + 1]
+        m_next: Expr | None = None
+        c_next: Expr = EMPTY
+        if extra is not None:
+            tail = Rep(seq(sep, *extra), 0, None)
+            m_next = self.g.shared(f"{hint}-x", seq(*extra, tail))
+            c_next = tail
+        for k in range(n - 1, -1, -1):
+            lead, rest, required = members[k]
+            here = seq(lead, rest, c_next)
+            m_k = here if (required or m_next is None) else alt(here, m_next)
+            m_next = self.g.shared(f"{hint}-m", m_k)
+            c_k = seq(sep, m_next)
+            c_next = self.g.shared(f"{hint}-c", c_k if required_after[k] else opt(c_k))
+        if m_next is None:
+            return EMPTY
+        return m_next if required_after[0] else opt(m_next)
 
     def obj(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         props: dict[str, Any] = schema.get("properties") or {}
