@@ -137,18 +137,17 @@ class GrammarBuilder:
         else:
             args = vb.obj({"type": "object"}, ctx.path, f"args-{tool.name}")
         args_rule = self.g.add(f"args-{tool.name}", args, meta=("args", index))
-        env = ENVELOPE_WS
-
-        def punct(text: str) -> Expr:
-            return Token(seq(env, Lit(text), env), {":": "ECOLON", ",": "ECOMMA"}[text])
-
+        # A pattern trigger (llama3_json's `^\s*(\{\s*"name"\s*:`) hands the grammar any `\s*` around
+        # "name"; elsewhere the envelope uses JSON's bounded whitespace, so a small model cannot
+        # fill it with endless newlines.
+        env = ENVELOPE_WS if any(t.type != "word" for t in self.spec.triggers) else JSON_WS
         return seq(
             Token(seq(Lit("{"), env, Lit('"name"')), "ENAME"),
-            punct(":"),
+            Token(seq(env, Lit(":"), JSON_WS), "ECOLON"),
             Lit(f'"{tool.name}"'),
-            punct(","),
+            vb.punct(","),
             Lit(f'"{c.args_key}"'),
-            punct(":"),
+            vb.punct(":"),
             args_rule,
             vb.close_("}"),  # the JSON object close token: never two terminals for the same "}"
         )
@@ -193,7 +192,7 @@ class GrammarBuilder:
             assert sc.open.startswith(trig)
             after = seq(Lit(sc.open[len(trig) :]), one, Lit(sc.close), more)
             return seq(block, more), after, EMPTY
-        sep = Token(seq(WS, Lit(sc.separator), WS), "SEP")
+        sep = Token(seq(JSON_WS, Lit(sc.separator), JSON_WS), "SEP")
         inner = seq(one, Rep(seq(sep, one), 0, None)) if self.opts.parallel else one
         if sc.open:
             body = seq(Token(seq(Lit(sc.open), JSON_WS), "LOPEN"), inner, Token(seq(JSON_WS, Lit(sc.close)), "LCLOSE"))
