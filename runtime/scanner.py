@@ -1048,6 +1048,10 @@ class Scanner:
             self.truncated = True
             self._diag("truncated_call", f"call {call.name!r} was cut off; its arguments were completed",
                        len(self.buf))
+        elif state == "json_env_close":
+            # the arguments are complete but the call object never closed: the output was cut off
+            self.truncated = True
+            self._diag("truncated_call", f"call {call.name!r} was cut off after its arguments", len(self.buf))
         self.call = None
 
     def _end_checks(self) -> None:
