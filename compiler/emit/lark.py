@@ -56,6 +56,7 @@ class LarkPrinter:
         self.g = grammar
         self.terminals: dict[str, str] = {}  # regex -> terminal name
         self.priorities: dict[str, int] = {}
+        self._regex_cache: dict[Expr, str] = {}
         self._term_count = 0
         self._names = {name: self._rule_name(name) for name in grammar.rules}
 
@@ -67,6 +68,14 @@ class LarkPrinter:
 
     # -- regexes for tokens --------------------------------------------------------------------------
     def regex(self, e: Expr, seen: frozenset[str] = frozenset()) -> str:
+        if seen:
+            return self._regex(e, seen)
+        hit = self._regex_cache.get(e)
+        if hit is None:
+            hit = self._regex_cache[e] = self._regex(e, seen)
+        return hit
+
+    def _regex(self, e: Expr, seen: frozenset[str]) -> str:
         if isinstance(e, Lit):
             return _esc(e.text)
         if isinstance(e, Chars):
@@ -247,6 +256,7 @@ def _quant(lo: int, hi: int | None) -> str:
     return f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"
 
 
+@lru_cache(maxsize=8192)
 def _max_width(rx: str) -> int:
     try:
         return int(min(sre_parse.parse(rx).getwidth()[1], 1 << 30))
