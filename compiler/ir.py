@@ -19,6 +19,7 @@ GBNF and EBNF ignore it; Lark turns it into one terminal.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 ANY_CHAR_MAX = 0x10FFFF
 
@@ -194,15 +195,17 @@ class Grammar:
     root: str = "root"
     meta: dict[str, tuple] = field(default_factory=dict)
     _interned: dict[Expr, str] = field(default_factory=dict, repr=False)
+    _counts: dict[str, int] = field(default_factory=dict, repr=False)
 
     def add(self, name: str, expr: Expr, meta: tuple | None = None) -> Ref:
         """Add a rule under a unique name derived from ``name``; return a reference to it."""
         base = sanitize(name)
         unique = base
-        n = 1
+        n = self._counts.get(base, 1)
         while unique in self.rules:
             n += 1
             unique = f"{base}-{n}"
+        self._counts[base] = n
         self.rules[unique] = expr
         if meta is not None:
             self.meta[unique] = meta
@@ -225,6 +228,7 @@ class Grammar:
         return ref.name
 
 
+@lru_cache(maxsize=16384)
 def sanitize(name: str) -> str:
     """A rule name every dialect accepts: lowercase letters, digits and ``-``, starting with a letter."""
     out = []
