@@ -91,14 +91,16 @@ class GrammarBuilder:
 
         def raw(min_len: int = 0, max_len: int | None = None) -> Expr:
             if min_len == 0 and max_len is None:
-                return Token(Until((c.param_end,), nonempty=True), "RAW", c.param_end)
+                # a raw value ends at the first closing tag: the stop is the tag without the
+                # newline that follows it (the value may not contain "</parameter>" at all)
+                return Token(Until((c.param_end.rstrip("\n"),)), "RAW", c.param_end)
             # Bounded raw strings exclude '<', which every delimiter contains.
             return Token(Rep(Chars.of("<", negated=True), max(min_len, 1), max_len), "RAWB", c.param_end)
 
         def value_of(schema: Any, path: str, ctx: SchemaContext) -> Expr:
             kind = _xml_kind(schema, ctx, path)
             if kind == "raw":
-                return opt(raw())
+                return raw()
             if isinstance(kind, tuple) and kind[0] != "pattern":
                 lo, hi = kind
                 return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
@@ -115,9 +117,7 @@ class GrammarBuilder:
             return Lit(c.param_open + key + c.param_name_end), seq(arg, Lit(c.param_end))
 
         def extra_member(ctx: SchemaContext) -> Expr:
-            return seq(
-                Lit(c.param_open), Token(XML_NAME, "XMLNAME"), Lit(c.param_name_end), opt(raw()), Lit(c.param_end)
-            )
+            return seq(Lit(c.param_open), Token(XML_NAME, "XMLNAME"), Lit(c.param_name_end), raw(), Lit(c.param_end))
 
         if not tool.strict:
             params: Expr = Rep(
@@ -213,9 +213,7 @@ class GrammarBuilder:
 
     def reasoning_text(self, stops: tuple[str, ...]) -> Expr:
         if not hasattr(self, "_reasoning"):
-            self._reasoning = opt(
-                self.g.add("reasoning", Token(Until(stops, nonempty=True), "REASONING"), meta=("reasoning",))
-            )
+            self._reasoning = self.g.add("reasoning", Token(Until(stops), "REASONING"), meta=("reasoning",))
         return self._reasoning
 
     def build(self, mode: Mode) -> Grammar:
@@ -230,9 +228,9 @@ class GrammarBuilder:
 
             def dispatch(excl: tuple[str, ...]) -> Expr:
                 then = self.g.shared("after-trigger", seq(after_trigger, WS_TOKEN))
-                only = self.content(Token(Until((trig,), followed=False, excludes=excl, nonempty=True), "TEXT"))
-                before = self.content(Token(Until((trig,), excludes=excl, nonempty=True), "TEXT"))
-                lowered = alt(opt(only), seq(opt(before), Lit(trig), then))
+                only = self.content(Token(Until((trig,), followed=False, excludes=excl), "TEXT"))
+                before = self.content(Token(Until((trig,), excludes=excl), "TEXT"))
+                lowered = alt(only, seq(before, Lit(trig), then))
                 return Dispatch(trig, then, excl, lowered)
 
             if r is None:
