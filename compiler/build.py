@@ -91,9 +91,10 @@ class GrammarBuilder:
 
         def raw(min_len: int = 0, max_len: int | None = None) -> Expr:
             if min_len == 0 and max_len is None:
-                # a raw value ends at the first closing tag: the stop is the tag without the
-                # newline that follows it (the value may not contain "</parameter>" at all)
-                return Token(Until((c.param_end.rstrip("\n"),)), "RAW", c.param_end)
+                # a raw value ends at the first closing tag: it may not contain "</parameter>" at all
+                # (the newlines around the tag are padding; qwen3_coder's "\n" comes before it)
+                tag = c.param_end.strip("\n")
+                return Token(Until((tag,), followed=c.param_end.startswith(tag)), "RAW", c.param_end)
             # Bounded raw strings exclude '<', which every delimiter contains.
             return Token(Rep(Chars.of("<", negated=True), max(min_len, 1), max_len), "RAWB", c.param_end)
 
