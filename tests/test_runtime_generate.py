@@ -21,21 +21,19 @@ TOOLS: list[dict[str, Any]] = [
     {"type": "function", "function": {
         "name": "get_weather", "description": "Get the current weather in a city",
         "parameters": {"type": "object", "properties": {
-            "location": {"type": "string", "minLength": 1, "maxLength": 24},
+            "location": {"type": "string", "maxLength": 24},
             "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
             "required": ["location"]}}},
     {"type": "function", "function": {
         "name": "get_forecast", "description": "Weather forecast for the next days",
         "parameters": {"type": "object", "properties": {
-            "location": {"type": "string", "minLength": 1, "maxLength": 24},
+            "location": {"type": "string", "maxLength": 24},
             "days": {"type": "integer", "minimum": 1, "maximum": 7}},
             "required": ["location", "days"]}}},
 ]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 QUESTION = [{"role": "user", "content": "What is the weather in Paris and the forecast for Rome for 3 days?"}]
 MAX_NEW = 160
-# minLength 1 works around a compiler/emit/bnf.py bug: an XML string with maxLength and no minLength
-# prints as ``[^<]{1,20}?``, which xgrammar (both versions, so OpenVINO too) rejects.
 
 
 def _reasoning(fmt: str) -> str | None:
