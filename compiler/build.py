@@ -202,7 +202,9 @@ class GrammarBuilder:
         body = self.g.shared("calls", body)
         wrapped = [
             seq(
-                Token(seq(Lit(w.open), WS), "WOPEN"), body, Token(seq(WS, Lit(w.close)), "WCLOSE") if w.close else EMPTY
+                Token(seq(Lit(w.open), JSON_WS), "WOPEN"),
+                body,
+                Token(seq(JSON_WS, Lit(w.close)), "WCLOSE") if w.close else EMPTY,
             )
             for w in sc.wrappers
         ]
