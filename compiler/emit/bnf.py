@@ -30,6 +30,19 @@ def _esc_char(cp: int, in_class: bool) -> str:
     return ch
 
 
+def quant(lo: int, hi: int | None) -> str:
+    """The repetition suffix shared by GBNF, EBNF and Python regexes (never ``{0,-1}``)."""
+    if (lo, hi) == (0, None):
+        return "*"
+    if (lo, hi) == (1, None):
+        return "+"
+    if (lo, hi) == (0, 1):
+        return "?"
+    if hi is None:
+        return f"{{{lo},}}"
+    return f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"
+
+
 class BnfPrinter:
     """Shared printer; subclasses set :attr:`dialect` and override :meth:`dispatch`."""
 
@@ -76,26 +89,12 @@ class BnfPrinter:
             inner = self.expr(e.item, "rep")
             if isinstance(e.item, Rep) or (isinstance(e.item, Token) and isinstance(e.item.expr, Rep)):
                 inner = f"({inner})"  # xgrammar rejects stacked quantifiers such as [^<]{1,3}?
-            return inner + self.quant(e.min, e.max)
+            return inner + quant(e.min, e.max)
         if isinstance(e, Until):
             return self.until(e)
         if isinstance(e, Dispatch):
             return self.dispatch(e)
         raise TypeError(e)
-
-    @staticmethod
-    def quant(lo: int, hi: int | None) -> str:
-        if (lo, hi) == (0, None):
-            return "*"
-        if (lo, hi) == (1, None):
-            return "+"
-        if (lo, hi) == (0, 1):
-            return "?"
-        if hi is None:
-            return f"{{{lo},}}"
-        if lo == hi:
-            return f"{{{lo}}}"
-        return f"{{{lo},{hi}}}"
 
     def until(self, u: Until) -> str:
         if u not in self._until_names:

@@ -30,6 +30,7 @@ from ..ir import (
     nullable,
     seq,
 )
+from .bnf import quant
 
 
 def _class_char(cp: int) -> str:
@@ -95,7 +96,7 @@ class LarkPrinter:
             return "(?:" + "|".join(parts) + ")"
         if isinstance(e, Rep):
             inner = self._group(e.item, seen)
-            return inner + _quant(e.min, e.max)
+            return inner + quant(e.min, e.max)
         if isinstance(e, Ref):
             if e.name in seen:
                 raise ValueError(f"recursive rule {e.name} inside a token")
@@ -242,18 +243,6 @@ def _literals(e: Expr) -> list[str]:
     if isinstance(e, Token):
         return _literals(e.expr)
     return []
-
-
-def _quant(lo: int, hi: int | None) -> str:
-    if (lo, hi) == (0, None):
-        return "*"
-    if (lo, hi) == (1, None):
-        return "+"
-    if (lo, hi) == (0, 1):
-        return "?"
-    if hi is None:
-        return f"{{{lo},}}"
-    return f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"
 
 
 @lru_cache(maxsize=8192)

@@ -70,6 +70,7 @@ list of strings or ``""``). ``triggered_tags`` fields ``triggers``, ``tags``, ``
 
 from __future__ import annotations
 
+import gc
 import threading
 from functools import lru_cache
 
@@ -80,6 +81,9 @@ from . import GrammarRejected, clean_reason, smollm2_gguf_path
 __all__ = ["ENGINE", "OpenVINOChecker", "check_ebnf", "check_structural_tag", "get_checker"]
 
 ENGINE = "openvino"
+#: reload the shared pipeline after this many grammar compilations (bounds the memory it keeps)
+RELOAD_EVERY = 64
+_compiled_since_load = 0
 
 _PROMPT = "hi"
 
@@ -111,6 +115,14 @@ class OpenVINOChecker:
             raise GrammarRejected(ENGINE, reason)
 
     def _run(self, kind: str, text: str) -> str | None:
+        global _compiled_since_load
+        if _compiled_since_load >= RELOAD_EVERY:
+            # OpenVINO keeps every compiled grammar (about 20 MB each with SmolLM2's vocabulary)
+            # for the pipeline's lifetime; a fresh pipeline is the only way to free them.
+            _pipeline.cache_clear()
+            gc.collect()
+            _compiled_since_load = 0
+        _compiled_since_load += 1
         config = ov.GenerationConfig()
         config.max_new_tokens = 1
         config.do_sample = False
