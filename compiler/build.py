@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..errors import UnsupportedSchemaError
+from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.spec import FormatSpec, JsonCall, PythonCall, XmlCall
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq
 from .options import Options
@@ -106,7 +106,7 @@ class GrammarBuilder:
                 lo, hi = kind
                 return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
             if kind == "enum":
-                return alt(*(Lit(v) for v in _string_choices(schema, ctx, path)))
+                return alt(*(Lit(v) for v in _string_choices(_deref(schema, ctx, path))))
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
                 return Token(pattern_to_ir(kind[1], raw_char("<"), f"{path}.pattern"), "RAWP", c.param_end)
@@ -275,15 +275,25 @@ class GrammarBuilder:
 
 
 def raise_missing(name: str, path: str) -> None:
-    from ..errors import SchemaError
-
     raise SchemaError(f"required property {name!r} is not in properties", f"{path}.required")
 
 
-def _string_choices(schema: Any, ctx: SchemaContext, path: str) -> list[str]:
+def _string_choices(schema: dict[str, Any]) -> list[str]:
     if "const" in schema:
         return [schema["const"]]
     return list(schema["enum"])
+
+
+def _deref(schema: Any, ctx: SchemaContext, path: str) -> Any:
+    """Follow a chain of local ``$ref`` (the XML spelling is decided by the target schema)."""
+    seen: set[str] = set()
+    while isinstance(schema, dict) and "$ref" in schema:
+        ref = schema["$ref"]
+        if ref in seen:
+            raise SchemaError(f"$ref cycle through {ref!r}", path)
+        seen.add(ref)
+        schema, _ = ctx.resolve(ref, path)
+    return schema
 
 
 def _xml_kind(schema: Any, ctx: SchemaContext, path: str) -> Any:
@@ -292,8 +302,7 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str) -> Any:
     if schema is True or schema == {} or not isinstance(schema, dict):
         return "raw"
     if "$ref" in schema:
-        target, _ = ctx.resolve(schema["$ref"], path)
-        return _xml_kind(target, ctx, path)
+        return _xml_kind(_deref(schema, ctx, path), ctx, path)
     if "const" in schema:
         return "enum" if isinstance(schema["const"], str) else "json"
     if "enum" in schema:

@@ -328,6 +328,7 @@ def lark_parser_kind(text: str) -> str:
     except GrammarError:
         return "earley"
     finally:
-        logger.level, logger.handlers, logger.propagate = saved[0], saved[1], saved[2]
+        logger.handlers, logger.propagate = saved[1], saved[2]
+        logger.setLevel(saved[0])  # setLevel (not .level =) also clears logging's isEnabledFor cache
     conflict = any("Shift/Reduce" in r.getMessage() or "conflict" in r.getMessage().lower() for r in records)
     return "earley" if conflict else "lalr"
