@@ -11,7 +11,7 @@ from ..errors import SchemaError, UnsupportedSchemaError
 from ..runtime.render import python_literal
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, alt, opt, seq
 from .regex import json_char, pattern_to_ir, python_char
-from .schema import TYPES, SchemaContext
+from .schema import ANNOTATIONS, TYPES, SchemaContext
 
 Syntax = Literal["json", "python"]
 
@@ -326,6 +326,12 @@ class ValueBuilder:
         if ref in self._refs:
             return self._refs[ref]
         target, tpath = self.ctx.resolve(ref, f"{path}.$ref")
+        chain = {ref}
+        while isinstance(target, dict) and "$ref" in target and not set(target) - ANNOTATIONS - {"$ref"}:
+            if target["$ref"] in chain:  # a == b == a: a rule that derives only itself
+                raise SchemaError(f"$ref cycle through {target['$ref']!r}", f"{path}.$ref")
+            chain.add(target["$ref"])
+            target, tpath = self.ctx.resolve(target["$ref"], f"{path}.$ref")
         name = self.g.reserve(f"{self.prefix}-{ref.rsplit('/', 1)[-1] or 'root'}")
         self._refs[ref] = Ref(name)
         extra = {k: v for k, v in schema.items() if k != "$ref" and k not in ("description", "title")}
