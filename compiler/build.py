@@ -21,7 +21,7 @@ from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, a
 from .options import Options
 from .regex import pattern_to_ir, raw_char
 from .schema import SchemaContext, Tool
-from .values import JSON_WS, WS, ValueBuilder
+from .values import JSON_WS, WS, ValueBuilder, object_shape
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
 ECMA_SPACE = (
@@ -63,15 +63,10 @@ class GrammarBuilder:
         if "$ref" in schema:
             schema, _ = ctx.resolve(schema["$ref"], ctx.path)
         ctx.check_keywords(schema, ctx.path)
-        props = schema.get("properties") or {}
-        required = set(schema.get("required") or [])
-        for r in required:
-            if r not in props:
-                raise_missing(r, ctx.path)
+        props, required, extra_allowed = object_shape(schema, ctx, ctx.path)
         members = [(*member(k, sub, f"{ctx.path}.properties.{k}", ctx), k in required) for k, sub in props.items()]
-        ap = schema.get("additionalProperties")
         extra = None
-        if ap not in (None, False) or (ap is None and "properties" not in schema):
+        if extra_allowed:
             extra = (EMPTY, self.g.add(f"extra-{tool.name}", extra_member(ctx), meta=("extra", index)))
         return members, extra
 
@@ -272,10 +267,6 @@ class GrammarBuilder:
             before = self.content(Token(Until(words, first_not=first + " \t\n", nonempty=True), "TEXT"))
             texts.append(seq(before, wrapped, WS_TOKEN))
         return seq(WS_TOKEN, opt(alt(tail, *texts)))
-
-
-def raise_missing(name: str, path: str) -> None:
-    raise SchemaError(f"required property {name!r} is not in properties", f"{path}.required")
 
 
 def _string_choices(schema: dict[str, Any]) -> list[str]:

@@ -190,11 +190,7 @@ class ValueBuilder:
         return m_next if required_after[0] else opt(m_next)
 
     def obj(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
-        props: dict[str, Any] = schema.get("properties") or {}
-        required = set(schema.get("required") or [])
-        for r in required:
-            if r not in props and schema.get("additionalProperties") in (None, False):
-                raise SchemaError(f"required property {r!r} is not in properties", f"{path}.required")
+        props, required, _ = object_shape(schema, self.ctx, path)
         extra = self._additional(schema, path, hint)
         members = []
         for k, sub in props.items():
@@ -207,14 +203,10 @@ class ValueBuilder:
         return seq(self.open_("{"), body, self.close_("}"))
 
     def _additional(self, schema: dict[str, Any], path: str, hint: str) -> Expr | None:
-        ap = schema.get("additionalProperties")
-        if ap is None:
-            # SPEC: absent means no extra keys -- except an object with no properties at all,
-            # which llama.cpp and OpenAI read as "any object".
-            return self.any_value() if "properties" not in schema else None
-        if ap is False:
+        if not object_shape(schema, self.ctx, path)[2]:
             return None
-        if ap is True or ap == {}:
+        ap = schema.get("additionalProperties")
+        if ap is None or ap is True or ap == {}:
             return self.any_value()
         return self.value(ap, f"{path}.additionalProperties", f"{hint}-extra")
 
@@ -427,6 +419,25 @@ def _literal(syntax: Syntax, value: Any) -> Expr:
 @lru_cache(maxsize=4096)
 def _literal_cached(syntax: Syntax, value: Any, _type: type) -> Expr:
     return _literal(syntax, value)
+
+
+def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple[dict[str, Any], set[str], bool]:
+    """``(properties, required names, whether undeclared keys are allowed)`` of an object schema.
+
+    ``additionalProperties`` absent means no extra keys (SPEC) -- except an object with no
+    ``properties`` at all, which llama.cpp and OpenAI read as "any object".  A required name
+    that is not declared cannot be enforced: a :class:`SchemaError` when no extra key may carry
+    it, otherwise unsupported (rejected unless permissive).
+    """
+    props: dict[str, Any] = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    ap = schema.get("additionalProperties")
+    extra = ap not in (None, False) or (ap is None and "properties" not in schema)
+    for name in sorted(required - set(props)):
+        if not extra:
+            raise SchemaError(f"required property {name!r} is not in properties", f"{path}.required")
+        ctx.unsupported("required", path)
+    return props, required, extra
 
 
 def _infer_type(schema: dict[str, Any]) -> str | None:
