@@ -72,6 +72,7 @@ def compile(  # noqa: A001 - the public name is SPEC's
     reasoning: str | None = None,
     allowed_tools: list[str] | None = None,
     permissive: bool = False,
+    max_tool_calls: int | None = None,
 ) -> Bundle:
     """Compile ``tools`` (an OpenAI tools array) for ``format`` into ``dialect``."""
     spec = get_format(format)
@@ -86,6 +87,7 @@ def compile(  # noqa: A001 - the public name is SPEC's
         reasoning=reasoning,
         allowed_tools=allowed_tools,
         permissive=permissive,
+        max_tool_calls=max_tool_calls,
     )
     triggers = [{"type": t.type, "value": t.value} for t in spec.triggers]
     preserved = list(spec.special_tokens)

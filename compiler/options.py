@@ -23,6 +23,8 @@ class Options:
     reasoning: ReasoningMode
     tools: tuple[Tool, ...]
     permissive: bool = False
+    #: at most this many calls (``max_tool_calls``); ``None``: no limit beyond ``parallel``
+    max_calls: int | None = None
 
     @property
     def needs_call(self) -> bool:
@@ -59,6 +61,7 @@ def resolve(
     reasoning: str | None = None,
     allowed_tools: list[str] | None = None,
     permissive: bool = False,
+    max_tool_calls: int | None = None,
 ) -> Options:
     """Check and normalise the options for ``spec``; raises :class:`OptionError` with the option's name."""
     choice, function = parse_tool_choice(tool_choice)
@@ -88,6 +91,11 @@ def resolve(
     if mode != "none" and spec.reasoning is None:
         raise OptionError(f"format {spec.id!r} has no reasoning tags; use reasoning 'none'", "reasoning")
     parallel = spec.parallel_default if parallel_tool_calls is None else bool(parallel_tool_calls)
+    if max_tool_calls is not None:
+        if isinstance(max_tool_calls, bool) or not isinstance(max_tool_calls, int) or max_tool_calls < 1:
+            raise OptionError(f"max_tool_calls must be an integer >= 1, got {max_tool_calls!r}", "max_tool_calls")
+        if not parallel:
+            max_tool_calls = 1
     return Options(
         choice=choice,
         function=function,
@@ -95,4 +103,5 @@ def resolve(
         reasoning=mode,  # type: ignore[arg-type]
         tools=tuple(callable_tools),
         permissive=permissive,
+        max_calls=max_tool_calls,
     )

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .. import templates as _templates
 from ..errors import ToolgramError
 from ..grammars import get_format
 from .detect import detect_format
@@ -23,7 +24,7 @@ from .render import render_calls
 
 __all__ = ["TEMPLATE_DIR", "call_pairs", "render_prompt", "render_template", "toolgram_template"]
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[1] / "templates"
+TEMPLATE_DIR = Path(_templates.__file__).resolve().parent  # the installed toolgram.templates package
 
 _EXAMPLE = [("function_name", {"param_1": "value", "param_2": 2})]
 

@@ -13,7 +13,7 @@ import sys
 
 from .errors import ToolgramError
 
-COMMANDS = ("compile", "formats", "parse", "generate", "detect", "validate")
+COMMANDS = ("compile", "formats", "parse", "generate", "serve", "detect", "validate")
 
 
 def build_parser() -> argparse.ArgumentParser:

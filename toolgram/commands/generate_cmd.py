@@ -7,10 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import grammars as _grammars
 from ..errors import ToolgramError
 from .common import print_json, read_json_file
 
-EXAMPLE_TOOLS = Path(__file__).resolve().parents[2] / "grammars" / "examples" / "weather_tools.json"
+# The bundled example lives in the installed toolgram.grammars package (grammars/examples/ in the
+# repository), so it is found after a normal (non-editable) install too.
+EXAMPLE_TOOLS = Path(_grammars.__file__).resolve().parent / "examples" / "weather_tools.json"
 EXAMPLE_PROMPT = "What's the weather like in Paris right now?"
 
 
