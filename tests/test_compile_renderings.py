@@ -1,11 +1,11 @@
 """Every dialect accepts the official chat templates' renderings of tool calls.
 
-The templates in ``shared/upstream/templates`` render the shared conversation (``get_weather`` with
-string arguments ``location``/``unit``) with 1, 2 and 3 calls (parallel on; Meta's llama3_json
-templates raise on more than one, so they render one) and 1 call (parallel off). The assistant
-tool-call text -- from the assistant header to the end-of-turn token -- must be accepted under
-``auto`` and ``required`` by xgrammar (EBNF and structural tag), llama.cpp (GBNF; lazy in ``auto``
-with the bundle's trigger patterns) and Lark (the bundle's parser).
+The official templates vendored in ``tests/data/templates`` (see ``tests/data/SOURCES.md``) render the
+reference conversation (``get_weather`` with string arguments ``location``/``unit``) with 1, 2 and 3
+calls (parallel on; Meta's llama3_json templates raise on more than one, so they render one) and 1
+call (parallel off). The assistant tool-call text -- from the assistant header to the end-of-turn
+token -- must be accepted under ``auto`` and ``required`` by xgrammar (EBNF and structural tag),
+llama.cpp (GBNF; lazy in ``auto`` with the bundle's trigger patterns) and Lark (the bundle's parser).
 
 History spelling: the vLLM pythonic templates print values through ``"%s"|format(v)`` --
 llama3.2_pythonic leaves strings bare (``location=Paris``), llama4_pythonic quotes every value
@@ -31,7 +31,7 @@ from strategies import engine_results
 from toolgram.compiler.bundle import compile
 from toolgram.runtime.render import python_literal
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+TEMPLATE_DIR = Path(__file__).resolve().parent / "data" / "templates"  # vendored, see tests/data/SOURCES.md
 
 #: template -> (format, bos, eos, assistant header, end of turn, respell values SPEC's way)
 TEMPLATES: dict[str, tuple[str, str, str, str, str, bool]] = {
@@ -64,9 +64,7 @@ DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
 
 @pytest.fixture(scope="module")
 def conversation() -> dict[str, Any]:
-    path = UPSTREAM / "templates" / "rendered" / "conversation.json"
-    if not path.is_file():
-        pytest.skip(f"shared templates not found at {UPSTREAM} (the shared/ folder beside the checkout)")
+    path = TEMPLATE_DIR / "rendered" / "conversation.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 
@@ -92,7 +90,7 @@ def render(template: str, conv: dict[str, Any], args: list[dict[str, Any]]) -> s
         {"id": f"call_{i + 1}", "type": "function", "function": {"name": "get_weather", "arguments": a}}
         for i, a in enumerate(args)
     ]
-    src = (UPSTREAM / "templates" / template).read_text(encoding="utf-8")
+    src = (TEMPLATE_DIR / template).read_text(encoding="utf-8")
     return env.from_string(src).render(messages=messages, tools=conv["tools"], add_generation_prompt=True,
                                        bos_token=bos, eos_token=eos)
 
@@ -123,7 +121,7 @@ def test_extraction_matches_reference(conversation: dict[str, Any]) -> None:
     for template, spec in TEMPLATES.items():
         n = 1 if spec[0] == "llama3_json" else 2
         ref = "onecall.hf.txt" if n == 1 else "hf.txt"
-        path = UPSTREAM / "templates" / "rendered" / template.replace(".jinja", f".{ref}")
+        path = TEMPLATE_DIR / "rendered" / template.replace(".jinja", f".{ref}")
         got = render(template, conversation, [ARGS[0]] * n)  # the reference repeats the first call
         assert got.replace("2025", "") == path.read_text(encoding="utf-8").replace("2025", ""), template
 

@@ -1,4 +1,4 @@
-"""Format detection (runtime/detect.py, ``toolgram detect``) on every shared official template."""
+"""Format detection (runtime/detect.py, ``toolgram detect``) on every official template vendored in tests/data."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from toolgram.runtime.detect import detect_format, detect_path, read_gguf_chat_t
 
 from toolgram.cli import main
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+TEMPLATES = Path(__file__).resolve().parent / "data" / "templates"  # vendored, see tests/data/SOURCES.md
 
 EXPECTED = {
     "ByteDance-Seed-OSS.jinja": "seed_oss",
@@ -30,10 +30,7 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def templates() -> Path:
-    folder = UPSTREAM / "templates"
-    if not folder.is_dir():
-        pytest.skip(f"shared upstream templates not found at {folder}")
-    return folder
+    return TEMPLATES
 
 
 def test_every_shared_template_is_listed(templates: Path) -> None:

@@ -13,7 +13,7 @@ from toolgram.runtime.prompts import render_prompt, render_template
 
 import toolgram
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+TEMPLATES = Path(__file__).resolve().parent / "data" / "templates"  # vendored, see tests/data/SOURCES.md
 
 TOOLS: list[dict[str, Any]] = [
     {"type": "function", "function": {"name": "get_weather", "description": "Weather in a city",
@@ -85,10 +85,7 @@ def test_toolgram_template_conversation_continues(fmt: str) -> None:
 
 @pytest.fixture(scope="module")
 def templates() -> Path:
-    folder = UPSTREAM / "templates"
-    if not folder.is_dir():
-        pytest.skip(f"shared upstream templates not found at {folder}")
-    return folder
+    return TEMPLATES
 
 
 def test_official_templates_render_tools_and_history(templates: Path) -> None:
