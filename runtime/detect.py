@@ -2,88 +2,187 @@
 
 Works on template text, a template file, or a GGUF file (its ``tokenizer.chat_template``
 metadata, read with a small pure-Python GGUF header reader -- no engine import).
+
+Cost bounds (any input, including hostile files):
+
+- every detection rule is a substring search (``str.find``) or a regex without nested or unbounded
+  repetition, so detection is linear in the template's length;
+- the GGUF reader checks every length and count against the bytes left in the file before reading
+  or skipping, nests arrays at most :data:`MAX_GGUF_ARRAY_DEPTH` deep, and reads no metadata string
+  longer than :data:`MAX_TEMPLATE_BYTES`; a template file must be a regular file no larger than
+  :data:`MAX_TEMPLATE_BYTES`. Every violation is a one-line :class:`ToolgramError` naming the file.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import ToolgramError
 
-__all__ = ["detect_format", "detect_path", "read_gguf_chat_template", "read_template"]
+__all__ = ["MAX_GGUF_ARRAY_DEPTH", "MAX_TEMPLATE_BYTES", "detect_format", "detect_path",
+           "read_gguf_chat_template", "read_gguf_metadata", "read_template"]
+
+#: The largest chat template read, from a file or a GGUF string (real templates are under 100 KB).
+MAX_TEMPLATE_BYTES = 8 * 1024 * 1024
+#: The deepest nesting of GGUF arrays accepted (real files nest at most 1 deep).
+MAX_GGUF_ARRAY_DEPTH = 8
+
+
+def _contains(*needles: str) -> Callable[[str], bool]:
+    """True when any of ``needles`` occurs."""
+    return lambda text: any(n in text for n in needles)
+
+
+def _both(a: str, b: str) -> Callable[[str], bool]:
+    """True when ``a`` and ``b`` both occur, in either order (``a[\\s\\S]*b|b[\\s\\S]*a`` without backtracking).
+
+    Equivalent to that regex when neither literal can overlap the other, which holds for every pair used."""
+    return lambda text: a in text and b in text
+
+
+def _then(a: str, b: str) -> Callable[[str], bool]:
+    """True when ``b`` occurs after (the end of) an ``a`` -- ``a[\\s\\S]*b`` in one pass."""
+    def test(text: str) -> bool:
+        i = text.find(a)
+        return i >= 0 and text.find(b, i + len(a)) >= 0
+    return test
+
+
+def _regex(pattern: str) -> Callable[[str], bool]:
+    """A regex with no nested or unbounded repetition (so each start position costs O(1))."""
+    return re.compile(pattern).search  # type: ignore[return-value]
+
+
+def _either(*tests: Callable[[str], bool]) -> Callable[[str], bool]:
+    return lambda text: any(t(text) for t in tests)
+
 
 # (format id, test, reason); the first match wins, so more specific rules come first.
-_RULES: list[tuple[str, re.Pattern[str], str]] = [
-    ("seed_oss", re.compile(r"<seed:tool_call>"), "the template writes <seed:tool_call> blocks"),
-    ("qwen3_coder", re.compile(r"<tool_call>[\s\S]*<function=|<function=[\s\S]*<tool_call>"),
+# Each test is linear in the template's length (see the module docstring).
+_RULES: list[tuple[str, Callable[[str], bool], str]] = [
+    ("seed_oss", _contains("<seed:tool_call>"), "the template writes <seed:tool_call> blocks"),
+    ("qwen3_coder", _both("<tool_call>", "<function="),
      "the template writes <tool_call> blocks holding <function=...><parameter=...> XML"),
-    ("llama4_pythonic", re.compile(r"<\|python_start\|>|<\|header_start\|>[\s\S]*\[func_name"),
+    ("llama4_pythonic", _either(_contains("<|python_start|>"), _then("<|header_start|>", "[func_name")),
      "Llama 4 header tokens with a python list of calls ([func_name1(...)])"),
-    ("pythonic", re.compile(r"\[func_name1?\(|python list (of|for) (function )?calls"),
+    ("pythonic", _regex(r"\[func_name1?\(|python list (?:of|for) (?:function )?calls"),
      "the template asks for a python list of calls ([func_name1(params_name1=...)])"),
-    ("hermes", re.compile(r"<tool_call>"),
+    ("hermes", _contains("<tool_call>"),
      'the template writes <tool_call> blocks holding {"name": ..., "arguments": ...} JSON'),
-    ("llama3_json", re.compile(r"<\|python_tag\|>|\"parameters\"[\s\S]*ipython|ipython[\s\S]*\"parameters\""),
+    ("llama3_json", _either(_contains("<|python_tag|>"), _both('"parameters"', "ipython")),
      'Llama 3 ipython role with {"name": ..., "parameters": ...} JSON calls'),
 ]
 
 
 def detect_format(template: str) -> tuple[str, str] | None:
     """``(format_id, reason)`` for a chat template's text, or ``None`` when no tool format is named."""
-    for fmt, pattern, reason in _RULES:
-        if pattern.search(template):
+    for fmt, test, reason in _RULES:
+        if test(template):
             return fmt, reason
     return None
 
 
-def _read_exact(f: BinaryIO, n: int) -> bytes:
-    data = f.read(n)
-    if len(data) != n:
-        raise ToolgramError("truncated GGUF header")
-    return data
-
+# --- GGUF metadata ---------------------------------------------------------------------------
 
 _SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_STRING, _ARRAY = 8, 9
+#: the fewest bytes one value of a type takes (a string is its 8-byte length; an array its type and count)
+_MIN_SIZE = {**{t: struct.calcsize(f) for t, f in _SCALAR.items()}, _STRING: 8, _ARRAY: 12}
 
 
-def _read_value(f: BinaryIO, vtype: int, keep: bool) -> object:
-    if vtype in _SCALAR:
-        fmt = _SCALAR[vtype]
-        return struct.unpack(fmt, _read_exact(f, struct.calcsize(fmt)))[0]
-    if vtype == 8:
-        (n,) = struct.unpack("<Q", _read_exact(f, 8))
+class _Reader:
+    """Reads a GGUF header, checking every length against the bytes left in the file."""
+
+    def __init__(self, f: BinaryIO, path: str) -> None:
+        self.f = f
+        self.path = path
+        self.size = os.fstat(f.fileno()).st_size
+
+    def error(self, message: str) -> ToolgramError:
+        return ToolgramError(f"malformed GGUF file: {message}", self.path)
+
+    def left(self) -> int:
+        return self.size - self.f.tell()
+
+    def need(self, n: int, what: str) -> None:
+        left = self.left()
+        if n > left:
+            raise self.error(f"{what} needs {n} bytes at offset {self.f.tell()}, but only {left} are left")
+
+    def read(self, n: int, what: str) -> bytes:
+        self.need(n, what)
+        data = self.f.read(n)
+        if len(data) != n:  # the file shrank while we read it
+            raise self.error(f"{what} is truncated at offset {self.f.tell()}")
+        return data
+
+    def unpack(self, fmt: str, what: str) -> tuple:
+        return struct.unpack(fmt, self.read(struct.calcsize(fmt), what))
+
+    def skip(self, n: int, what: str) -> None:
+        self.need(n, what)
+        self.f.seek(n, 1)
+
+    def string(self, keep: bool, what: str) -> str | None:
+        (n,) = self.unpack("<Q", f"the length of {what}")
         if not keep:
-            f.seek(n, 1)
+            self.skip(n, what)
             return None
-        return _read_exact(f, n).decode("utf-8", "replace")
-    if vtype == 9:
-        etype, count = struct.unpack("<IQ", _read_exact(f, 12))
-        if etype in _SCALAR:
-            f.seek(struct.calcsize(_SCALAR[etype]) * count, 1)
-        else:
-            for _ in range(count):
-                _read_value(f, etype, False)
-        return None
-    raise ToolgramError(f"unknown GGUF value type {vtype}")
+        if n > MAX_TEMPLATE_BYTES:
+            self.need(n, what)
+            raise self.error(f"{what} is {n} bytes, more than the {MAX_TEMPLATE_BYTES} read")
+        return self.read(n, what).decode("utf-8", "replace")
+
+    def value(self, vtype: int, keep: bool, what: str, depth: int = 0) -> object:
+        if vtype in _SCALAR:
+            fmt = _SCALAR[vtype]
+            return self.unpack(fmt, what)[0]
+        if vtype == _STRING:
+            return self.string(keep, what)
+        if vtype == _ARRAY:
+            if depth >= MAX_GGUF_ARRAY_DEPTH:
+                raise self.error(f"{what} nests arrays more than {MAX_GGUF_ARRAY_DEPTH} deep")
+            etype, count = self.unpack("<IQ", f"the header of {what}")
+            if etype not in _MIN_SIZE:
+                raise self.error(f"unknown value type {etype} in {what}")
+            self.need(count * _MIN_SIZE[etype], f"{what} ({count} items)")  # cheap bound before any loop
+            if etype in _SCALAR:
+                self.f.seek(count * _MIN_SIZE[etype], 1)
+            else:
+                for _ in range(count):
+                    self.value(etype, False, what, depth + 1)
+            return None
+        raise self.error(f"unknown value type {vtype} for {what}")
 
 
 def read_gguf_metadata(path: str | Path, keys: tuple[str, ...]) -> dict[str, object]:
     """The values of ``keys`` from a GGUF file's metadata (arrays are skipped)."""
     out: dict[str, object] = {}
-    with open(path, "rb") as f:
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise ToolgramError(f"cannot read GGUF file: {exc.strerror}", str(path)) from None
+    with f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ToolgramError("not a regular file", str(path))
+        r = _Reader(f, str(path))
         if f.read(4) != b"GGUF":
             raise ToolgramError("not a GGUF file", str(path))
-        version, _tensors, n_kv = struct.unpack("<IQQ", _read_exact(f, 20))
+        version, _tensors, n_kv = r.unpack("<IQQ", "the GGUF header")
         if version < 2:
             raise ToolgramError(f"GGUF version {version} is not supported", str(path))
-        for _ in range(n_kv):
-            (klen,) = struct.unpack("<Q", _read_exact(f, 8))
-            key = _read_exact(f, klen).decode("utf-8", "replace")
-            (vtype,) = struct.unpack("<I", _read_exact(f, 4))
-            value = _read_value(f, vtype, key in keys)
+        r.need(n_kv * 12, f"{n_kv} metadata entries")  # each takes at least a key length and a type
+        for i in range(n_kv):
+            (klen,) = r.unpack("<Q", f"the key length of metadata entry {i}")
+            key = r.read(klen, f"the key of metadata entry {i}").decode("utf-8", "replace")
+            (vtype,) = r.unpack("<I", f"the type of {key!r}")
+            value = r.value(vtype, key in keys, repr(key))
             if key in keys:
                 out[key] = value
                 if len(out) == len(keys):
@@ -98,19 +197,31 @@ def read_gguf_chat_template(path: str | Path) -> str | None:
 
 
 def read_template(path: str | Path) -> str:
-    """Template text from a ``.jinja`` file or a GGUF (``ToolgramError`` when there is none)."""
+    """Template text from a ``.jinja`` file or a GGUF (``ToolgramError`` when there is none).
+
+    The file must be a regular file; a template file may hold at most :data:`MAX_TEMPLATE_BYTES`."""
     p = Path(path)
     try:
         with open(p, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise ToolgramError("not a regular file", str(path))
             magic = f.read(4)
+            if magic != b"GGUF":
+                if st.st_size > MAX_TEMPLATE_BYTES:
+                    raise ToolgramError(f"template file is {st.st_size} bytes, more than the "
+                                        f"{MAX_TEMPLATE_BYTES} read", str(path))
+                data = magic + f.read(MAX_TEMPLATE_BYTES + 1 - len(magic))
+                if len(data) > MAX_TEMPLATE_BYTES:
+                    raise ToolgramError(f"template file is more than {MAX_TEMPLATE_BYTES} bytes", str(path))
+                # as text mode reads it: universal newlines
+                return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     except OSError as exc:
         raise ToolgramError(f"cannot read template: {exc.strerror}", str(path)) from None
-    if magic == b"GGUF":
-        text = read_gguf_chat_template(p)
-        if text is None:
-            raise ToolgramError("the GGUF has no tokenizer.chat_template", str(path))
-        return text
-    return p.read_text(encoding="utf-8", errors="replace")
+    text = read_gguf_chat_template(p)
+    if text is None:
+        raise ToolgramError("the GGUF has no tokenizer.chat_template", str(path))
+    return text
 
 
 def detect_path(path: str | Path) -> tuple[str, str] | None:
