@@ -37,12 +37,21 @@ JSON report (``--json``; one line)::
 ``ok`` is true when no result failed. ``position`` is the character offset where matching
 stopped (``len(text)`` when the text is a valid prefix that may not end there). In grammar-file
 mode ``case`` is the grammar file's path.
+
+Input bounds: every file validate reads (the manifest, tools files, grammar files, example files) must
+be a regular file of at most :data:`MAX_FILE_BYTES` (16 MiB); a FIFO, a device (``/dev/zero``) or a
+larger file is a usage error (exit 2). JSON and TOML nested deeper than Python's parser can follow, and
+manifest values of the wrong type (``parallel = "no"``, ``allowed_tools = 5``, a TOML date in
+``calls``), are usage errors naming ``manifest:line``.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -61,6 +70,7 @@ __all__ = [
     "Example",
     "ManifestError",
     "Report",
+    "MAX_FILE_BYTES",
     "Result",
     "load_manifest",
     "validate_grammar_file",
@@ -71,6 +81,45 @@ DIALECTS = ("gbnf", "ebnf", "lark", "structural-tag")
 OPTION_KEYS = ("tool_choice", "parallel", "reasoning", "allowed_tools")
 CASE_KEYS = {"name", "format", "tools", "dialects", "options", "accept", "reject"}
 EXAMPLE_KEYS = {"file", "text", "calls", "name"}
+#: the largest manifest, tools, grammar or example file read (a usage error beyond it)
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+
+def read_bounded(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes, at most ``limit`` of them.
+
+    Raises ``OSError`` when the file cannot be opened, and ``ValueError`` (with a readable message)
+    for a non-regular file (FIFO, device, directory) or a file larger than ``limit``."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if st.st_size > limit:
+            raise ValueError(f"{st.st_size} bytes, more than the {limit} allowed")
+        data = f.read(limit + 1)
+    if len(data) > limit:  # it grew while we read it
+        raise ValueError(f"more than the {limit} bytes allowed")
+    return data
+
+
+def _json_problem(value: Any) -> str | None:
+    """Why ``value`` (read from TOML) is not a JSON value, or ``None`` (iterative: any depth)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, float) and not math.isfinite(v):
+            return f"{v} is not a JSON number"
+        elif v is not None and not isinstance(v, (str, int, float, bool)):
+            return f"a TOML {type(v).__name__} ({v}) is not a JSON value"
+    return None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
 
 
 class ManifestError(ToolgramError):
@@ -213,9 +262,11 @@ def load_manifest(path: str | Path) -> list[Case]:
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path)
     except OSError as e:
         raise ManifestError(f"cannot read manifest: {e.strerror}", str(path)) from None
+    except ValueError as e:
+        raise ManifestError(f"cannot read manifest: {e}", str(path)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -223,6 +274,8 @@ def load_manifest(path: str | Path) -> list[Case]:
         raise ManifestError("manifest is not UTF-8", f"{path}:{line}") from None
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise ManifestError("invalid TOML: arrays or tables nested too deep", str(path)) from None
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         if m:
@@ -241,6 +294,16 @@ def load_manifest(path: str | Path) -> list[Case]:
         raise ManifestError("manifest has no [[case]] tables", f"{path}:1")
     lines = _case_lines(text)
     return [_read_case(path, text, c, i, lines[i] if i < len(lines) else 1) for i, c in enumerate(raw_cases)]
+
+
+_OPTION_TYPES = (
+    ("tool_choice", lambda v: isinstance(v, str) or (isinstance(v, dict) and _json_problem(v) is None),
+     "a string (auto, required, none, a tool name) or a {type, function = {name}} table"),
+    ("parallel", lambda v: isinstance(v, bool), "true or false"),
+    ("reasoning", lambda v: isinstance(v, str), "a string (none, optional, forced)"),
+    ("allowed_tools", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+     "a list of tool names"),
+)
 
 
 def _read_case(path: Path, text: str, raw: Any, index: int, line: int) -> Case:
@@ -269,11 +332,16 @@ def _read_case(path: Path, text: str, raw: Any, index: int, line: int) -> Case:
         raise err("'tools' (path of an OpenAI tools JSON file) is required", "tools" if "tools" in raw else None)
     tools_path = (path.parent / tools_rel)
     try:
-        tools = json.loads(tools_path.read_text(encoding="utf-8"))
+        tools = json.loads(read_bounded(tools_path).decode("utf-8"), parse_constant=_reject_constant)
     except OSError as e:
         raise err(f"cannot read tools file {tools_rel!r}: {e.strerror}", "tools") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise err(f"tools file {tools_rel!r} is not valid JSON: {e}", "tools") from None
+    except UnicodeDecodeError as e:
+        raise err(f"tools file {tools_rel!r} is not UTF-8 (byte {e.start})", "tools") from None
+    except RecursionError:
+        raise err(f"tools file {tools_rel!r} is nested too deep", "tools") from None
+    except ValueError as e:  # JSONDecodeError, a too-long integer, NaN/Infinity, a non-regular or huge file
+        raise err(f"tools file {tools_rel!r}: {e}" if not isinstance(e, json.JSONDecodeError)
+                  else f"tools file {tools_rel!r} is not valid JSON: {e}", "tools") from None
     dialects = raw.get("dialects", list(DIALECTS))
     if not isinstance(dialects, list) or not dialects or any(d not in DIALECTS for d in dialects):
         raise err(f"'dialects' must be a non-empty list of {', '.join(DIALECTS)}", "dialects")
@@ -283,6 +351,11 @@ def _read_case(path: Path, text: str, raw: Any, index: int, line: int) -> Case:
     bad = set(options) - set(OPTION_KEYS)
     if bad:
         raise err(f"unknown option {sorted(bad)[0]!r}; options: {', '.join(OPTION_KEYS)}", "options")
+    for key, ok, want in _OPTION_TYPES:
+        if key in options and not ok(options[key]):
+            ln = _key_line(text, line, key)
+            raise ManifestError(f"case {index + 1}: option {key!r} must be {want}, not {options[key]!r}",
+                                f"{path}:{ln if ln != line else _key_line(text, line, 'options')}")
     examples: dict[str, list[Example]] = {}
     for kind in ("accept", "reject"):
         items = raw.get(kind, [])
@@ -305,12 +378,16 @@ def _read_example(path: Path, item: Any, kind: str, j: int, err: Any) -> Example
         raise err(f"{kind} #{j + 1} needs exactly one of 'file' and 'text'", kind)
     if "file" in item:
         rel = item["file"]
+        if not isinstance(rel, str):
+            raise err(f"{kind} #{j + 1}: 'file' must be a string", kind)
         try:
-            text = (path.parent / rel).read_bytes().decode("utf-8")
+            text = read_bounded(path.parent / rel).decode("utf-8")
         except OSError as e:
             raise err(f"cannot read {kind} file {rel!r}: {e.strerror}", kind) from None
         except UnicodeDecodeError:
             raise err(f"{kind} file {rel!r} is not UTF-8", kind) from None
+        except ValueError as e:
+            raise err(f"cannot read {kind} file {rel!r}: {e}", kind) from None
         label = item.get("name", rel)
     else:
         text = item["text"]
@@ -326,6 +403,11 @@ def _read_example(path: Path, item: Any, kind: str, j: int, err: Any) -> Example
             for c in calls
         ):
             raise err(f"accept #{j + 1}: 'calls' must be a list of {{name = ..., arguments = {{...}}}}", kind)
+        problem = _json_problem(calls)
+        if problem:
+            raise err(f"accept #{j + 1}: 'calls' must hold JSON values: {problem}", kind)
+    if not isinstance(item.get("name", ""), str):
+        raise err(f"{kind} #{j + 1}: 'name' must be a string", kind)
     return Example(label=str(label), text=text, calls=calls)
 
 
@@ -544,6 +626,9 @@ def validate_manifest(path: str | Path) -> Report:
                 bundle = compile_bundle(case.format, case.tools, dialect=dialect, **kwargs)
             except ToolgramError as e:
                 raise ManifestError(f"case {case.name!r} ({dialect}): {e}", f"{path}:{case.line}") from None
+            except RecursionError:
+                raise ManifestError(f"case {case.name!r} ({dialect}): the tools' schemas are nested too deep",
+                                    f"{path}:{case.line}") from None
             if bundle.grammar is None:
                 report.results.append(Result(case=case.name, dialect=dialect, engine="-", check="load",
                                              status="skipped", reason="tool_choice none: no grammar"))
@@ -558,11 +643,13 @@ def validate_manifest(path: str | Path) -> Report:
 
 def _read_example_file(path: str, kind: str) -> Example:
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        text = read_bounded(path).decode("utf-8")
     except OSError as e:
         raise ToolgramError(f"cannot read {kind} file: {e.strerror}", path) from None
     except UnicodeDecodeError as e:
         raise ToolgramError(f"{kind} file is not UTF-8 (byte {e.start})", path) from None
+    except ValueError as e:
+        raise ToolgramError(f"cannot read {kind} file: {e}", path) from None
     return Example(label=path, text=text)
 
 
@@ -584,11 +671,13 @@ def validate_grammar_file(
     if dialect not in DIALECTS:
         raise ToolgramError(f"unknown dialect {dialect!r}; dialects: {', '.join(DIALECTS)}", "--dialect")
     try:
-        grammar = Path(grammar_path).read_bytes().decode("utf-8")
+        grammar = read_bounded(grammar_path).decode("utf-8")
     except OSError as e:
         raise ToolgramError(f"cannot read grammar: {e.strerror}", str(grammar_path)) from None
     except UnicodeDecodeError as e:
         raise ToolgramError(f"grammar is not UTF-8 (byte {e.start})", str(grammar_path)) from None
+    except ValueError as e:
+        raise ToolgramError(f"cannot read grammar: {e}", str(grammar_path)) from None
     if dialect == "structural-tag":
         grammar = grammar.strip()  # the JSON text; surrounding whitespace is not part of the tag
     acc = [_read_example_file(p, "accept") for p in accept]
