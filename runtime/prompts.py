@@ -6,11 +6,27 @@ that writes ``json.dumps(..., ensure_ascii=False)``, and the ``raise_exception``
 ``strftime_now`` globals.  toolgram's per-format templates (``templates/<format>.jinja``,
 ChatML-based) render earlier calls with :func:`toolgram.runtime.render.render_calls`, so the
 history uses exactly the canonical spelling the grammars constrain.
+
+A chat template read from a GGUF or a file is untrusted code. Besides the sandbox, every render is
+bounded (each limit is a one-line :class:`ToolgramError`, never a traceback):
+
+- ``range()`` yields at most :data:`MAX_RANGE` items, and all ``{% for %}`` loops of one render
+  together run at most :data:`MAX_LOOP_ITERATIONS` iterations;
+- ``*``, ``**`` and ``+`` may not build a string, list or integer past :data:`MAX_OUTPUT_CHARS`
+  characters (or digits), no function or macro takes such an argument, and the rendered text may not
+  exceed :data:`MAX_OUTPUT_CHARS` characters;
+- a render stops after :data:`MAX_RENDER_SECONDS` seconds (checked on every function call and every 1024
+  loop iterations);
+- recursion past Python's limit (a macro calling itself), ``OverflowError`` and ``MemoryError``
+  become errors too.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
+import time
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
@@ -22,7 +38,17 @@ from ..grammars import get_format
 from .detect import detect_format
 from .render import render_calls
 
-__all__ = ["TEMPLATE_DIR", "call_pairs", "render_prompt", "render_template", "toolgram_template"]
+__all__ = ["MAX_LOOP_ITERATIONS", "MAX_OUTPUT_CHARS", "MAX_RANGE", "MAX_RENDER_SECONDS", "TEMPLATE_DIR",
+           "call_pairs", "render_prompt", "render_template", "toolgram_template"]
+
+#: ``range()`` in a template yields at most this many items (jinja2's own sandbox limit)
+MAX_RANGE = 100_000
+#: all ``{% for %}`` loops of one render together run at most this many iterations
+MAX_LOOP_ITERATIONS = 1_000_000
+#: the longest rendered prompt, and the largest string/list/integer ``*`` or ``**`` may build
+MAX_OUTPUT_CHARS = 16 * 1024 * 1024
+#: a render taking longer stops with an error
+MAX_RENDER_SECONDS = 10.0
 
 TEMPLATE_DIR = Path(_templates.__file__).resolve().parent  # the installed toolgram.templates package
 
@@ -43,19 +69,141 @@ def _strftime_now(fmt: str) -> str:
     return datetime.now().strftime(fmt)
 
 
+class _Budget:
+    """The limits of one render: loop iterations left and the deadline."""
+
+    __slots__ = ("deadline", "iterations")
+
+    def __init__(self) -> None:
+        self.iterations = MAX_LOOP_ITERATIONS
+        self.deadline = time.monotonic() + MAX_RENDER_SECONDS
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise ToolgramError(f"chat template error: rendering took more than {MAX_RENDER_SECONDS:g} s")
+
+
+_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("toolgram_render_budget", default=None)
+
+
+def _budget() -> _Budget:
+    budget = _BUDGET.get()
+    if budget is None:  # a render outside _render(): give it its own budget
+        budget = _Budget()
+        _BUDGET.set(budget)
+    return budget
+
+
+def _counted(iterable: Iterable[Any]) -> Iterator[Any]:
+    """Every ``{% for %}`` iterates through this: it spends the render's loop budget."""
+    budget = _budget()
+    for item in iterable:
+        budget.iterations -= 1
+        if budget.iterations < 0:
+            raise ToolgramError(f"chat template error: more than {MAX_LOOP_ITERATIONS} loop iterations")
+        if budget.iterations % 1024 == 0:
+            budget.check_time()
+        yield item
+
+
+def _range(*args: int) -> range:
+    rng = range(*args)
+    if len(rng) > MAX_RANGE:
+        raise ToolgramError(f"chat template error: range() of {len(rng)} items (at most {MAX_RANGE})")
+    return rng
+
+
+def _size(value: Any) -> int:
+    """Characters (or decimal digits, roughly) ``value`` takes."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value.bit_length() * 3 // 10
+    try:
+        return len(value)
+    except TypeError:
+        return 0
+
+
+def _sandbox_class() -> type:
+    from jinja2 import nodes
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class BoundedEnvironment(ImmutableSandboxedEnvironment):
+        """The sandbox, plus the loop, size and time bounds of one render (module docstring)."""
+
+        intercepted_binops = frozenset({"*", "**", "+"})
+
+        def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+            tree = super()._parse(source, name, filename)
+            for loop in tree.find_all(nodes.For):  # route every loop through the iteration budget
+                loop.iter = nodes.Filter(loop.iter, "_toolgram_counted", [], [], None, None, lineno=loop.lineno)
+            return tree
+
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            if operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(left) > 1:
+                if right > 0 and max(left.bit_length() - 1, 1) * right * 3 // 10 > MAX_OUTPUT_CHARS:
+                    raise ToolgramError(f"chat template error: {left} ** {right} is too large")
+            elif operator == "+" and not isinstance(left, int) and _size(left) + _size(right) > MAX_OUTPUT_CHARS:
+                raise ToolgramError(f"chat template error: '+' would build more than {MAX_OUTPUT_CHARS} items")
+            elif operator == "*" and isinstance(left, int) != isinstance(right, int):
+                count, seq = (left, right) if isinstance(left, int) else (right, left)
+                if count > 0 and _size(seq) * count > MAX_OUTPUT_CHARS:
+                    raise ToolgramError(f"chat template error: '*' would build more than {MAX_OUTPUT_CHARS} items")
+            return super().call_binop(context, operator, left, right)
+
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+            _budget().check_time()
+            for arg in (*args, *kwargs.values()):  # str.ljust(10**9), center(...), zfill(...), a macro doubling s ~ s
+                if isinstance(arg, int) and not isinstance(arg, bool) and arg > MAX_OUTPUT_CHARS:
+                    raise ToolgramError(f"chat template error: argument {arg} is too large")
+                if isinstance(arg, (str, list)) and len(arg) > MAX_OUTPUT_CHARS:
+                    raise ToolgramError(f"chat template error: an argument of more than {MAX_OUTPUT_CHARS} items")
+            return super().call(__context, __obj, *args, **kwargs)
+
+    return BoundedEnvironment
+
+
 @lru_cache(maxsize=4)
 def _environment(with_loader: bool) -> Any:
     from jinja2 import FileSystemLoader
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    env = ImmutableSandboxedEnvironment(
+    env = _sandbox_class()(
         trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"],
         loader=FileSystemLoader(str(TEMPLATE_DIR)) if with_loader else None,
     )
     env.filters["tojson"] = _tojson
+    env.filters["_toolgram_counted"] = _counted
     env.globals["raise_exception"] = _raise
     env.globals["strftime_now"] = _strftime_now
+    env.globals["range"] = _range
     return env
+
+
+def _render(tpl: Any, **context: Any) -> str:
+    """Render within the bounds of the module docstring; any overrun or runaway is a ToolgramError.
+
+    jinja's own ``TemplateError`` passes through (each caller words it)."""
+    token = _BUDGET.set(_Budget())
+    try:
+        out: list[str] = []
+        size = 0
+        for chunk in tpl.generate(**context):
+            size += len(chunk)
+            if size > MAX_OUTPUT_CHARS:
+                raise ToolgramError(f"chat template error: the prompt is longer than {MAX_OUTPUT_CHARS} characters")
+            out.append(chunk)
+        return "".join(out)
+    except RecursionError:
+        raise ToolgramError("chat template error: recursion too deep (a macro or loop calling itself)") from None
+    except MemoryError:
+        raise ToolgramError("chat template error: out of memory while rendering") from None
+    except OverflowError as exc:
+        raise ToolgramError(f"chat template error: {_one_line(exc)}") from None
+    finally:
+        _BUDGET.reset(token)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def call_pairs(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -101,12 +249,21 @@ def render_template(template: str, messages: list[dict[str, Any]], tools: list[d
 
     try:
         tpl = _environment(False).from_string(template)
-        if tools:  # some templates (vLLM's llama4_pythonic) list the tools only from ``custom_tools``
-            extra.setdefault("custom_tools", tools)
-        return tpl.render(messages=_dict_args(messages), tools=tools or None,
-                          add_generation_prompt=add_generation_prompt, bos_token="", eos_token="", **extra)
     except TemplateError as exc:
-        raise ToolgramError(f"chat template error: {exc}") from None
+        raise ToolgramError(f"chat template error: {_one_line(exc)}") from None
+    except (RecursionError, MemoryError, OverflowError):
+        raise ToolgramError("chat template error: the template is too large or nested too deep to compile") from None
+    if tools:  # some templates (vLLM's llama4_pythonic) list the tools only from ``custom_tools``
+        extra.setdefault("custom_tools", tools)
+    try:
+        return _render(tpl, messages=_dict_args(messages), tools=tools or None,
+                       add_generation_prompt=add_generation_prompt, bos_token="", eos_token="", **extra)
+    except ToolgramError:
+        raise
+    except TemplateError as exc:
+        raise ToolgramError(f"chat template error: {_one_line(exc)}") from None
+    except Exception as exc:  # the template's own bugs (TypeError, KeyError, ...): untrusted code, one line
+        raise ToolgramError(f"chat template error: {type(exc).__name__}: {_one_line(exc)}") from None
 
 
 def toolgram_template(format_id: str) -> Any:
@@ -132,8 +289,8 @@ def render_prompt(format_id: str, messages: list[dict[str, Any]], tools: list[di
         return render_template(model_template, messages, tools, add_generation_prompt=add_generation_prompt), "model"
     tpl, helpers = toolgram_template(format_id)
     try:
-        text = tpl.render(messages=messages, tools=tools or None, add_generation_prompt=add_generation_prompt,
-                          **helpers)
+        text = _render(tpl, messages=messages, tools=tools or None, add_generation_prompt=add_generation_prompt,
+                       **helpers)
     except ToolgramError:
         raise
     except Exception as exc:  # jinja errors and bad message shapes

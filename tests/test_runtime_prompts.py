@@ -120,3 +120,86 @@ def test_template_helpers_and_errors() -> None:
     with pytest.raises(toolgram.ToolgramError, match="arguments"):
         render_prompt("hermes", [{"role": "assistant", "content": None, "tool_calls": [
             {"function": {"name": "ping", "arguments": "{not json"}}]}], TOOLS)
+
+
+# --------------------------------------------------------------------------- hostile templates (issue 13, finding 15)
+
+HOSTILE_TEMPLATES = {
+    "range(10**9)": "{% for i in range(10**9) %}{% endfor %}",
+    "range(10**9) | list": "{{ range(10**9) | list | length }}",
+    "recursive macro": "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}",
+    "macro doubling a string": "{% macro d(s) %}{{ d(s ~ s) }}{% endmacro %}{{ d('x') }}",
+    "namespace doubling with +": ("{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}"
+                                  "{% endfor %}{{ ns.s | length }}"),
+    "nested loops over a literal": "{% set s = 'x' * 5000 %}{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}",
+    "string times 10**9": "{{ 'x' * 10**9 }}",
+    "list times 10**9": "{{ ([1] * 10**9) | length }}",
+    "2 ** (10**9)": "{{ 2 ** (10**9) }}",  # jinja's ** is left-associative
+    "type error": "{{ 1 + 'a' }}",
+    "generator to tojson": "{{ [1] | map('abs') | tojson }}",
+    "ljust(10**9)": "{{ 'x'.ljust(10**9) }}",
+    "a prompt of 20M characters": "{% for i in range(100000) %}{{ 'x' * 200 }}{% endfor %}",
+    "syntax error": "{% for %}",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_TEMPLATES))
+def test_hostile_template_is_a_one_line_error(name: str) -> None:
+    with pytest.raises(toolgram.ToolgramError) as info:
+        render_template(HOSTILE_TEMPLATES[name], [{"role": "user", "content": "hi"}])
+    message = str(info.value)
+    assert message.startswith("chat template error: ") and "\n" not in message, message
+
+
+def test_hostile_model_template_through_render_prompt() -> None:
+    """A GGUF's template that names a tool format is rendered as the model's: still a one-line error."""
+    template = "<tool_call>{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}"
+    with pytest.raises(toolgram.ToolgramError, match="recursion"):
+        render_prompt("hermes", [{"role": "user", "content": "hi"}], TOOLS, model_template=template)
+
+
+def test_render_time_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolgram.runtime import prompts
+
+    monkeypatch.setattr(prompts, "MAX_RENDER_SECONDS", 0.05)
+    slow = "{% for i in range(100000) %}{% for j in range(9) %}{{ 'x'.upper() }}{% endfor %}{% endfor %}"
+    with pytest.raises(toolgram.ToolgramError, match="took more than"):
+        render_template(slow, [])
+
+
+def test_bounded_environment_renders_official_templates_unchanged(templates: Path) -> None:
+    """The bounds change nothing for real templates: same text as jinja's plain immutable sandbox
+    (one call, which the Llama 3 templates need, and two)."""
+    from jinja2.ext import loopcontrols
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from toolgram.runtime import prompts
+
+    plain = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
+    plain.filters["tojson"] = prompts._tojson
+    plain.globals["raise_exception"] = prompts._raise
+    bounded = prompts._environment(False)
+    context = {"tools": TOOLS, "custom_tools": TOOLS, "add_generation_prompt": True, "bos_token": "",
+               "eos_token": "", "strftime_now": lambda fmt: "2025"}
+    llama_cpp = [p for p in sorted((templates / "llama.cpp").glob("*.jinja")) if detect_format(p.read_text())]
+    rendered = 0
+    for path in sorted(templates.glob("*.jinja")) + llama_cpp:
+        text = path.read_text(encoding="utf-8")
+        try:
+            want_tpl = plain.from_string(text)
+        except Exception:  # noqa: BLE001 - e.g. the {% generation %} tag: both must refuse it
+            with pytest.raises(toolgram.ToolgramError):
+                render_template(text, [], TOOLS)
+            continue
+        got_tpl = bounded.from_string(text)
+        for n in (1, 2):
+            messages = prompts._dict_args([{"role": "user", "content": "Weather in Paris?"}, _assistant(CALLS[:n]),
+                                           {"role": "tool", "tool_call_id": "call_0", "content": "sunny"}])
+            try:
+                want = want_tpl.render(messages=messages, **context)
+            except Exception:  # noqa: BLE001 - Llama 3 templates refuse two calls: both must fail
+                with pytest.raises(toolgram.ToolgramError):
+                    prompts._render(got_tpl, messages=messages, **context)
+                continue
+            assert prompts._render(got_tpl, messages=messages, **context) == want, (path.name, n)
+            rendered += 1
+    assert rendered >= 2 * len(llama_cpp)
