@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import importlib.util
 import sys
 
@@ -16,8 +17,18 @@ from .errors import ToolgramError
 COMMANDS = ("compile", "formats", "parse", "generate", "serve", "detect", "validate")
 
 
+def version() -> str:
+    """The installed distribution's version (``importlib.metadata``), or a note when toolgram is not installed."""
+    try:
+        return importlib.metadata.version("toolgram")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed: run from a source tree)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolgram", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"toolgram {version()}",
+                        help="print the installed toolgram version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
         module_name = f"toolgram.commands.{name}_cmd"
