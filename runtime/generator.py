@@ -279,6 +279,7 @@ class Generator:
         max_tool_calls: int | None = None,
         stop: list[str] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        on_start: Callable[[], None] | None = None,
     ) -> dict[str, Any]:
         """Generate one assistant turn: ``{"message", "usage", "timings"}`` (SPEC sections 4 and 5).
 
@@ -288,6 +289,8 @@ class Generator:
         generation stops. ``None`` disables it.
         ``stop``: stop strings (not included in the output). ``should_stop``: polled for every
         streamed chunk; when it returns true generation stops (e.g. a client disconnected).
+        ``on_start`` is called once the request is validated (tools compiled, prompt within the
+        context), just before generation starts.
         When generation ends at ``max_new_tokens`` the message's ``finish_reason`` is ``length``
         and it carries a ``max_new_tokens`` diagnostic.
         Calls are serialised: one generation at a time per Generator (OpenVINO's pipeline is not
@@ -296,7 +299,7 @@ class Generator:
         with self._lock:
             return self._chat(messages, tools, tool_choice, parallel_tool_calls, format, reasoning, max_new_tokens,
                               temperature, seed, on_delta, prefill, allowed_tools, ignore_eos,
-                              stop_after_whitespace, max_tool_calls, stop, should_stop)
+                              stop_after_whitespace, max_tool_calls, stop, should_stop, on_start)
 
     def _chat(
         self,
@@ -317,6 +320,7 @@ class Generator:
         max_tool_calls: int | None,
         stop: list[str] | None,
         should_stop: Callable[[], bool] | None,
+        on_start: Callable[[], None] | None,
     ) -> dict[str, Any]:
         import openvino_genai as ov
 
@@ -383,6 +387,8 @@ class Generator:
             self._feed_stream(parser, on_delta, chunk)
             return ov.StreamingStatus.RUNNING
 
+        if on_start is not None:
+            on_start()
         try:
             result = self.pipeline.generate([prompt_text], config, streamer)
         except RuntimeError as exc:

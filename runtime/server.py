@@ -1,0 +1,298 @@
+"""An OpenAI-compatible chat-completions server over :class:`~toolgram.runtime.generator.Generator`.
+
+``create_app(generator)`` builds a FastAPI (Starlette) application; ``toolgram serve`` runs it with
+uvicorn. Endpoints: ``POST /v1/chat/completions`` (streaming and not), ``GET /v1/models``,
+``GET /v1/models/{id}``, ``GET /health``.
+
+- **Grammars**: each request's grammar is ``toolgram.compile(..., dialect="ebnf")`` for its tools
+  and options, applied through OpenVINO structured output; the Generator reuses compiled grammars
+  (bounded; see :mod:`toolgram.runtime.generator`).
+- **Concurrency: queued.** One OpenVINO pipeline serves one generation at a time; requests wait
+  in arrival order (FIFO) on a single worker thread, while the event loop keeps accepting
+  connections and answering ``/health`` and ``/v1/models``. Each request has its own stream
+  parser and result, so concurrent clients get separate answers.
+- **Cancellation**: a streaming client that disconnects stops its generation at the next token
+  (the streamer returns ``StreamingStatus.STOP``); a queued request whose client has gone is
+  skipped. Shutdown (SIGTERM/SIGINT) stops the running generation the same way.
+- **Errors** use OpenAI's shape ``{"error": {"message", "type", "param", "code"}}``: invalid JSON,
+  tools, schemas or options are 400 (``param`` is the JSON path, e.g.
+  ``$.tools[0].function.parameters.properties.x.type``), a prompt longer than the context is 400
+  ``context_length_exceeded``, an unknown model 404 ``model_not_found``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..errors import ToolgramError
+from .generator import ContextLengthError, Generator
+
+__all__ = ["DEFAULT_MAX_TOKENS", "ApiError", "create_app"]
+
+#: ``max_tokens`` when the request names none.
+DEFAULT_MAX_TOKENS = 256
+
+
+class ApiError(Exception):
+    """An error answered with OpenAI's error shape."""
+
+    def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None,
+                 type: str = "invalid_request_error") -> None:  # noqa: A002 - OpenAI's field name
+        super().__init__(message)
+        self.status, self.message, self.param, self.code, self.type = status, message, param, code, type
+
+    def response(self) -> JSONResponse:
+        body = {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+        return JSONResponse(body, status_code=self.status)
+
+
+def _from_toolgram(exc: ToolgramError) -> ApiError:
+    if isinstance(exc, ContextLengthError):
+        return ApiError(400, str(exc), "messages", "context_length_exceeded")
+    path = exc.path
+    if path and path.startswith("$["):
+        path = "$.tools" + path[1:]  # the compiler's paths are relative to the tools array
+    message = f"{exc.message} (at {path})" if path and path.startswith("$") else str(exc)
+    return ApiError(400, message, path, "invalid_value")
+
+
+def _opt(body: dict[str, Any], name: str, types: type | tuple[type, ...], default: Any = None) -> Any:
+    value = body.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+        raise ApiError(400, f"'{name}' has the wrong type", name, "invalid_type")
+    if not isinstance(value, types):
+        raise ApiError(400, f"'{name}' has the wrong type", name, "invalid_type")
+    return value
+
+
+class _Request:
+    """The validated fields of one chat-completions request."""
+
+    def __init__(self, body: Any, model_id: str) -> None:
+        if not isinstance(body, dict):
+            raise ApiError(400, "the request body must be a JSON object", None, "invalid_json")
+        model = body.get("model")
+        if model is not None and model != model_id:
+            raise ApiError(404, f"The model '{model}' does not exist; this server serves '{model_id}'",
+                           "model", "model_not_found")
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise ApiError(400, "'messages' must be a non-empty array of message objects", "messages", "invalid_value")
+        for i, m in enumerate(messages):
+            if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+                raise ApiError(400, f"messages[{i}] must be an object with a 'role'", f"$.messages[{i}]",
+                               "invalid_value")
+        self.messages: list[dict[str, Any]] = messages
+        tools = body.get("tools")
+        if tools is not None and not isinstance(tools, list):
+            raise ApiError(400, "'tools' must be an array", "tools", "invalid_type")
+        self.tools: list[dict[str, Any]] = tools or []
+        choice = body.get("tool_choice")
+        if choice is None:
+            choice = "auto"
+        if not isinstance(choice, (str, dict)):
+            raise ApiError(400, "'tool_choice' must be a string or an object", "tool_choice", "invalid_type")
+        if not self.tools and choice not in ("auto", "none"):
+            raise ApiError(400, "'tool_choice' needs 'tools'", "tool_choice", "invalid_value")
+        self.tool_choice: Any = choice
+        self.parallel: bool | None = _opt(body, "parallel_tool_calls", bool)
+        max_tokens = _opt(body, "max_completion_tokens", int)
+        if max_tokens is None:
+            max_tokens = _opt(body, "max_tokens", int, DEFAULT_MAX_TOKENS)
+        if max_tokens < 1:
+            raise ApiError(400, "'max_tokens' must be at least 1", "max_tokens", "invalid_value")
+        self.max_tokens: int = max_tokens
+        self.temperature = float(_opt(body, "temperature", (int, float), 0.0))
+        if not 0 <= self.temperature <= 2:
+            raise ApiError(400, "'temperature' must be between 0 and 2", "temperature", "invalid_value")
+        self.seed: int = _opt(body, "seed", int, 0)
+        stop = body.get("stop")
+        if isinstance(stop, str):
+            stop = [stop]
+        if stop is not None and (not isinstance(stop, list) or not all(isinstance(s, str) and s for s in stop)):
+            raise ApiError(400, "'stop' must be a string or an array of strings", "stop", "invalid_type")
+        self.stop: list[str] | None = stop or None
+        self.stream: bool = bool(_opt(body, "stream", bool, False))
+        options = _opt(body, "stream_options", dict, {})
+        self.include_usage = bool(options.get("include_usage"))
+        if _opt(body, "n", int, 1) != 1:
+            raise ApiError(400, "only n=1 is supported", "n", "invalid_value")
+
+
+def _chunk(cid: str, created: int, model: str, delta: dict[str, Any] | None, finish: str | None = None,
+           usage: dict[str, Any] | None = None) -> str:
+    obj: dict[str, Any] = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                           "choices": [] if delta is None else
+                           [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+    if usage is not None:
+        obj["usage"] = usage
+    return f"data: {json.dumps(obj, ensure_ascii=False)}\n\n"
+
+
+def _usage(result: dict[str, Any]) -> dict[str, int]:
+    u = result["usage"]
+    return {"prompt_tokens": u["prompt_tokens"], "completion_tokens": u["completion_tokens"],
+            "total_tokens": u["prompt_tokens"] + u["completion_tokens"]}
+
+
+def create_app(generator: Generator, model_id: str | None = None, format: str | None = None,  # noqa: A002
+               ) -> FastAPI:
+    """The FastAPI application serving ``generator`` as model ``model_id`` (default: the model file's stem)."""
+    model_id = model_id or generator.model_path.stem
+    fmt, _note = generator.resolve_format(format)
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgram-generate")
+    shutting_down = threading.Event()
+    created_at = int(time.time())
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> Any:
+        yield
+        shutting_down.set()  # stops the running generation at its next token
+        executor.shutdown(wait=True, cancel_futures=True)
+
+    app = FastAPI(title="toolgram", lifespan=lifespan)
+    app.state.generator = generator
+    app.state.model_id = model_id
+    app.state.format = fmt
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return exc.response()
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = "not_found" if exc.status_code == 404 else "http_error"
+        return ApiError(exc.status_code, str(exc.detail), None, code).response()
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "model": model_id, "format": fmt}
+
+    def model_card() -> dict[str, Any]:
+        return {"id": model_id, "object": "model", "created": created_at, "owned_by": "toolgram"}
+
+    @app.get("/v1/models")
+    async def models() -> dict[str, Any]:
+        return {"object": "list", "data": [model_card()]}
+
+    @app.get("/v1/models/{name:path}")
+    async def model(name: str) -> dict[str, Any]:
+        if name != model_id:
+            raise ApiError(404, f"The model '{name}' does not exist", "model", "model_not_found")
+        return model_card()
+
+    def run(req: _Request, cancel: threading.Event, on_delta: Any = None, on_start: Any = None) -> Any:
+        if cancel.is_set() or shutting_down.is_set():
+            return None  # the client left while the request was queued
+        return generator.chat(
+            req.messages, req.tools, tool_choice=req.tool_choice, parallel_tool_calls=req.parallel, format=fmt,
+            max_new_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed, stop=req.stop,
+            on_delta=on_delta, on_start=on_start,
+            should_stop=lambda: cancel.is_set() or shutting_down.is_set(),
+        )
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(request: Request) -> Any:
+        raw = await request.body()
+        try:
+            body = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ApiError(400, f"the request body is not valid JSON: {exc}", None, "invalid_json") from None
+        req = _Request(body, model_id)
+        cid = f"chatcmpl-{uuid.uuid4().hex}"
+        created = int(time.time())
+        loop = asyncio.get_running_loop()
+        cancel = threading.Event()
+        if not req.stream:
+            try:
+                result = await asyncio.wrap_future(executor.submit(run, req, cancel))
+            except ToolgramError as exc:
+                raise _from_toolgram(exc) from None
+            except asyncio.CancelledError:
+                cancel.set()
+                raise
+            if result is None:
+                raise ApiError(503, "the server is shutting down", None, "shutting_down", "server_error")
+            return JSONResponse(_completion(cid, created, model_id, result))
+
+        events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+        def push(kind: str, value: Any = None) -> None:
+            loop.call_soon_threadsafe(events.put_nowait, (kind, value))
+
+        future = executor.submit(run, req, cancel, lambda d: push("delta", d), lambda: push("start"))
+        future.add_done_callback(lambda f: push("done", f))
+        try:
+            kind, value = await events.get()
+        except asyncio.CancelledError:
+            cancel.set()
+            raise
+        if kind == "done":  # failed (or skipped) before generation started
+            try:
+                value.result()
+            except ToolgramError as exc:
+                raise _from_toolgram(exc) from None
+            raise ApiError(503, "the server is shutting down", None, "shutting_down", "server_error")
+
+        pending = [(kind, value)] if kind == "delta" else []
+
+        async def stream() -> Any:
+            try:
+                yield _chunk(cid, created, model_id, {"role": "assistant", "content": ""})
+                while True:
+                    kind, value = pending.pop() if pending else await events.get()
+                    if kind == "delta":
+                        yield _chunk(cid, created, model_id, value)
+                        continue
+                    if kind != "done":
+                        continue
+                    try:
+                        result = value.result()
+                    except Exception as exc:  # noqa: BLE001 - reported in the stream, headers are sent
+                        err = {"error": {"message": str(exc), "type": "server_error", "param": None, "code": None}}
+                        yield f"data: {json.dumps(err)}\n\n"
+                        break
+                    if result is None:
+                        break
+                    msg, usage = result["message"], _usage(result)
+                    yield _chunk(cid, created, model_id, {}, msg["finish_reason"],
+                                 None if req.include_usage else usage)
+                    if req.include_usage:
+                        yield _chunk(cid, created, model_id, None, usage=usage)
+                    break
+                yield "data: [DONE]\n\n"
+            finally:
+                cancel.set()  # normal end, or the client went away (the task is cancelled)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    return app
+
+
+def _completion(cid: str, created: int, model_id: str, result: dict[str, Any]) -> dict[str, Any]:
+    msg = result["message"]
+    message: dict[str, Any] = {"role": "assistant", "content": msg.get("content")}
+    if msg.get("reasoning_content") is not None:
+        message["reasoning_content"] = msg["reasoning_content"]
+    if msg.get("tool_calls"):
+        message["tool_calls"] = msg["tool_calls"]
+    return {
+        "id": cid, "object": "chat.completion", "created": created, "model": model_id,
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": msg["finish_reason"],
+                     "diagnostics": msg.get("diagnostics") or []}],
+        "usage": _usage(result),
+    }
