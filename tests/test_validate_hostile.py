@@ -7,6 +7,7 @@ traceback, and nothing read past the documented bound (``MAX_FILE_BYTES``).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -130,6 +131,13 @@ def test_manifest_itself_must_be_a_bounded_regular_file(tmp_path: Path, capsys: 
     deep = tmp_path / "deep.toml"
     deep.write_text("x = " + "[" * 100_000, encoding="utf-8")
     assert str(deep) in _usage_error(capsys, str(deep))
+
+
+def test_fifo_example_does_not_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    os.mkfifo(tmp_path / "fifo.txt")
+    path = _manifest(tmp_path, HEAD + '\n[[case.accept]]\nfile = "fifo.txt"\n')
+    err = _usage_error(capsys, str(path))
+    assert f"{path}:7" in err and "not a regular file" in err
 
 
 def test_grammar_file_mode_bounds_its_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -90,7 +90,8 @@ def read_bounded(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
     Raises ``OSError`` when the file cannot be opened, and ``ValueError`` (with a readable message)
     for a non-regular file (FIFO, device, directory) or a file larger than ``limit``."""
-    with open(path, "rb") as f:
+    # O_NONBLOCK: opening a FIFO that has no writer must not hang (it is then refused as not regular)
+    with open(path, "rb", opener=lambda p, flags: os.open(p, flags | getattr(os, "O_NONBLOCK", 0))) as f:
         st = os.fstat(f.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise ValueError("not a regular file")
