@@ -11,7 +11,7 @@ from typing import Any
 
 from ..compiler.options import resolve
 from ..compiler.schema import load_tools
-from ..errors import OptionError
+from ..errors import OptionError, ToolgramError
 from ..grammars import get_format
 from .scanner import Scanner
 
@@ -21,20 +21,31 @@ Message = dict[str, Any]
 Delta = dict[str, Any]
 
 
+def model_text(text: Any, name: str = "text") -> str:
+    """The model output as ``str``: ``str`` as is, ``bytes`` decoded as UTF-8 with replacement.
+
+    Anything else is a caller's error (not model output): a one-line :class:`ToolgramError`."""
+    if isinstance(text, str):
+        return text
+    if isinstance(text, (bytes, bytearray)):
+        return bytes(text).decode("utf-8", errors="replace")
+    raise ToolgramError(f"{name} must be str or bytes (UTF-8), got {type(text).__name__}", name)
+
+
 def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: bool | None,
-             reasoning: str | None, allowed_tools: list[str] | None) -> Scanner:
+             reasoning: str | None, allowed_tools: list[str] | None, max_tool_calls: int | None) -> Scanner:
     spec = get_format(format)
     tool_list = load_tools(tools if tools is not None else [])
     enabled = True
     try:
         opts = resolve(spec, tool_list, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
-                       reasoning=reasoning, allowed_tools=allowed_tools)
+                       reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls)
     except OptionError:
         if tool_choice != "none" and tool_list:
             raise
         enabled = False  # no tools at all: nothing can be a call
         opts = resolve(spec, tool_list, tool_choice="none", parallel_tool_calls=parallel_tool_calls,
-                       reasoning=reasoning, allowed_tools=None)
+                       reasoning=reasoning, allowed_tools=None, max_tool_calls=max_tool_calls)
     callable_tools = {t.name: t.parameters for t in opts.tools} if opts.choice != "none" else {}
     return Scanner(
         spec,
@@ -44,12 +55,14 @@ def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: boo
         parallel=opts.parallel,
         needs_call=opts.needs_call,
         all_names=frozenset(t.name for t in tool_list),
+        loose=frozenset(t.name for t in tool_list if not t.strict),
+        max_calls=opts.max_calls,
     )
 
 
 def parse(
     format: str,
-    text: str,
+    text: str | bytes,
     tools: Any,
     *,
     mode: str = "lenient",
@@ -57,17 +70,22 @@ def parse(
     parallel_tool_calls: bool | None = None,
     reasoning: str | None = None,
     allowed_tools: list[str] | None = None,
+    max_tool_calls: int | None = None,
 ) -> Message:
     """Parse one whole model output into the SPEC section 4 message. Model output never raises;
-    bad options or tools raise :class:`~toolgram.errors.ToolgramError`."""
+    bad options or tools raise :class:`~toolgram.errors.ToolgramError`.
+
+    ``text`` is ``str`` or UTF-8 ``bytes`` (invalid sequences become U+FFFD), in both modes;
+    ``tools=None`` means no tools."""
+    text = model_text(text)
     if mode == "strict":
         from .strict import parse_strict
 
         return parse_strict(format, text, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
-                            reasoning=reasoning, allowed_tools=allowed_tools)
+                            reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls)
     if mode != "lenient":
         raise OptionError(f"mode must be lenient or strict, got {mode!r}", "mode")
-    sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools)
+    sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls)
     sc.feed(text)
     sc.finish()
     return sc.message()
@@ -76,7 +94,9 @@ def parse(
 class StreamParser:
     """Lenient streaming parser: ``feed(chunk)`` returns OpenAI ``choices[0].delta`` objects.
 
-    Chunks are ``str`` (or UTF-8 ``bytes``, decoded incrementally).  After :meth:`finish`,
+    Chunks are ``str`` or UTF-8 ``bytes`` (decoded incrementally, with replacement); the two may be
+    mixed and are read in order (a ``str`` after an incomplete UTF-8 sequence ends it as U+FFFD).
+    Anything else raises :class:`~toolgram.errors.ToolgramError`.  After :meth:`finish`,
     :attr:`message` is the final message, equal to :func:`parse` of the whole text.
     """
 
@@ -90,16 +110,20 @@ class StreamParser:
         parallel_tool_calls: bool | None = None,
         reasoning: str | None = None,
         allowed_tools: list[str] | None = None,
+        max_tool_calls: int | None = None,
     ) -> None:
         if mode != "lenient":
             raise OptionError("the stream parser is lenient; parse strictly with parse(mode='strict')", "mode")
-        self._sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools)
+        self._sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
+                            max_tool_calls)
         self._done = False
 
     def feed(self, chunk: str | bytes) -> list[Delta]:
         """Consume a chunk of output; return the deltas it completes."""
         if self._done:
             raise RuntimeError("feed() after finish()")
+        if not isinstance(chunk, (str, bytes, bytearray)):
+            raise ToolgramError(f"chunk must be str or bytes (UTF-8), got {type(chunk).__name__}", "chunk")
         return self._sc.feed(chunk)
 
     def finish(self) -> list[Delta]:

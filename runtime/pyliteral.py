@@ -37,6 +37,7 @@ from .diagnostics import Diagnostic
 
 __all__ = [
     "LiteralSyntaxError",
+    "MAX_INT_DIGITS",
     "STRICT_ESCAPES",
     "parse_literal",
     "read_identifier",
@@ -61,6 +62,12 @@ STRICT_ESCAPES: dict[str, str] = {
 
 #: Deepest bracket nesting read before giving up (keeps clear of Python's recursion limit).
 MAX_DEPTH = 200
+
+#: Longest integer (in decimal digits, or the same magnitude in another base) converted exactly.
+#: Decimal conversion is quadratic in CPython 3.11, so a longer integer keeps its source text as a
+#: string, with an ``integer_too_long`` diagnostic: parsing stays linear in the input.
+MAX_INT_DIGITS = 10_000
+_MAX_INT_BITS = int(MAX_INT_DIGITS * 3.3219280948873626)
 
 _WHITESPACE = " \t\n\r\f\v"
 _IDENT_RE = re.compile(r"[^\W\d]\w*")
@@ -116,6 +123,15 @@ def unlimited_int_digits() -> Iterator[None]:
 @functools.cache
 def _special_re(chars: str) -> re.Pattern[str]:
     return re.compile("[" + re.escape(chars) + "]")
+
+
+def too_long_int(source: str, offset: int | None) -> Diagnostic:
+    """The diagnostic for an integer past :data:`MAX_INT_DIGITS` (kept as its source text)."""
+    return Diagnostic(
+        "integer_too_long",
+        f"an integer of {len(source)} characters is kept as a string (limit {MAX_INT_DIGITS} digits)",
+        offset,
+    )
 
 
 def _decimal_int(digits: str) -> int:
@@ -297,7 +313,9 @@ class _Reader:
         if m.group("based"):
             if not self.lenient:
                 raise LiteralSyntaxError("hex, octal and binary ints are not allowed in strict mode", pos)
-            value: Any = int(token, 0)
+            value: Any = int(token, 0)  # linear for power-of-two bases
+            if value.bit_length() > _MAX_INT_BITS:
+                return self._too_long(start, end)
         elif m.group("float"):
             f = float(token)
             if math.isinf(f):
@@ -314,11 +332,19 @@ class _Reader:
             value = f
         else:
             digits = token.replace("_", "")
+            if len(digits) > MAX_INT_DIGITS:
+                return self._too_long(start, end)
             if len(digits) > 1 and digits[0] == "0" and digits.strip("0"):
                 if not self.lenient:
                     raise LiteralSyntaxError("leading zeros are not allowed in strict mode", pos)
             value = _decimal_int(digits)
         return (-value if negative else value), end
+
+    def _too_long(self, start: int, end: int) -> tuple[str, int]:
+        source = self.text[start:end]
+        if self.diagnostics is not None:
+            self.diagnostics.append(too_long_int(source, start))
+        return source, end
 
     def strings(self, pos: int, quote: int) -> tuple[str, int]:
         """Read one string literal, plus (lenient) adjacent ones concatenated to it."""

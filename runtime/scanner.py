@@ -19,7 +19,6 @@ from typing import Any
 from ..grammars.spec import FormatSpec, JsonCall, XmlCall
 from .diagnostics import Diagnostic
 from .values import (
-    complete_partial_json,
     convert_python_value,
     convert_xml_value,
     dumps_arguments,
@@ -31,7 +30,8 @@ WS = " \t\n\r"
 _MAX_WS = 64  # whitespace allowed inside a call head before the name
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _WAIT = "wait"
-_OFFSET_KEYS = ("start", "emitted", "search", "scan")
+_OFFSET_KEYS = ("start", "emitted", "search", "scan", "cand", "cscan", "kscan", "kend", "kq")
+_FLUSH = 4096  # a pinned value longer than this moves its settled text out of the buffer (see _pin_flush)
 _FAIL = "fail"
 
 
@@ -65,6 +65,8 @@ class Scanner:
         parallel: bool = True,
         needs_call: bool = False,
         all_names: frozenset[str] = frozenset(),
+        loose: frozenset[str] = frozenset(),
+        max_calls: int | None = None,
     ) -> None:
         self.spec = spec
         self.tools = tools  # callable tool name -> parameters schema
@@ -72,6 +74,8 @@ class Scanner:
         self.calls_enabled = calls_enabled
         self.parallel = parallel
         self.needs_call = needs_call
+        self.loose = loose  # tools with ``strict: false``: their schemas type values but do not reject them
+        self.max_calls = max_calls
         self.max_name = max((len(n) for n in (*tools, *all_names)), default=0)
         sc = spec.scope
         c = spec.call
@@ -91,6 +95,16 @@ class Scanner:
         if self.r is not None:
             firsts += self.r.open[0] + self.r.close[0]
         self.text_re = re.compile("[" + re.escape(firsts) + "]")
+        if isinstance(c, XmlCall):
+            # The value padding is what the format's own description writes around a value
+            # (qwen3_coder: ">\n" ... "\n</parameter>"; seed_oss: none); only that is stripped.
+            self.x_gt = c.param_name_end.rstrip(WS) or ">"
+            self.x_pad_open = c.param_name_end[len(self.x_gt):]
+            self.x_end_tag = c.param_end.strip(WS)
+            self.x_pad_close = c.param_end[:c.param_end.index(self.x_end_tag)]
+            # a value ends at an end tag followed (after whitespace) by one of these, or by the end
+            self.x_followers = (c.param_open, c.function_end.strip(WS))
+            self.x_key_bad = re.compile("[\n<]")
         self.buf = ""
         self.pos = 0
         self.final = False
@@ -99,7 +113,7 @@ class Scanner:
         self.out: list[dict[str, Any]] = []
         self.content: list[str] = []
         self.reasoning_parts: list[str] = []
-        self.pending_ws = {"content": "", "reasoning_content": ""}
+        self.pending_ws: dict[str, list[str]] = {"content": [], "reasoning_content": []}
         self.started = {"content": False, "reasoning_content": False}
         self.calls: list[_Call] = []
         self.call: _Call | None = None
@@ -111,20 +125,31 @@ class Scanner:
         self.wrapper_close = ""
         self.bare = False
         self._unknown_until = 0
+        self._too_many = False
         self._decoder: Any = None
         self.base = 0  # offset in the output of buf[0]: consumed text is dropped (see _compact)
 
     # -- public ------------------------------------------------------------------------------------
     def feed(self, chunk: str | bytes) -> list[dict[str, Any]]:
-        """Consume ``chunk``; return the deltas it completes."""
-        if isinstance(chunk, bytes):
+        """Consume ``chunk`` (``str``, or UTF-8 ``bytes`` decoded incrementally with replacement);
+        return the deltas it completes. Bytes and str may be mixed; they are read in order (a
+        ``str`` after an incomplete UTF-8 sequence ends it: U+FFFD)."""
+        if isinstance(chunk, (bytes, bytearray)):
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-            chunk = self._decoder.decode(chunk)
+            chunk = self._decoder.decode(bytes(chunk))
+        elif self._decoder is not None:
+            chunk = self._decoder.decode(b"", final=True) + chunk
         if self.pos > 4096 and self.pos * 2 > len(self.buf):
             self._compact()
         start = len(self.buf)
-        self.buf += chunk
+        # Append in place: CPython grows a str that has no other reference without copying it, so a
+        # long value that pins the buffer (nothing consumed yet) still costs O(chunk) per feed.
+        buf = self.buf
+        self.buf = ""
+        buf += chunk
+        self.buf = buf
+        del buf
         if self.state == "text" and self.pos == start and not self.text_re.search(chunk):
             self._text("content", chunk, start)  # what _s_text does with plain text, minus the driver
             self.pos = len(self.buf)
@@ -159,6 +184,7 @@ class Scanner:
         """End of input: flush held text, close an unfinished call; return the last deltas."""
         if self._decoder is not None:
             self.buf += self._decoder.decode(b"", final=True)
+            self._decoder = None
         self.final = True
         self._run()
         if self.call is not None:
@@ -187,26 +213,40 @@ class Scanner:
 
     # -- output --------------------------------------------------------------------------------------
     def _take(self) -> list[dict[str, Any]]:
+        """The pending deltas, consecutive fragments of the same kind merged (lists + join: linear)."""
         out, self.out = self.out, []
         if len(out) < 2:
             return out
         merged: list[dict[str, Any]] = []
-        for d in out:
-            if merged:
+        pieces: list[str] = []
+        target: Any = None  # the merge key of merged[-1]
+
+        def flush() -> None:
+            if len(pieces) > 1:
                 last = merged[-1]
-                for key in ("content", "reasoning_content"):
-                    if key in d and key in last:
-                        last[key] += d[key]
-                        break
+                if "tool_calls" in last:
+                    last["tool_calls"][0]["function"]["arguments"] = "".join(pieces)
                 else:
-                    if ("tool_calls" in d and "tool_calls" in last and set(d["tool_calls"][0]) == {"index", "function"}
-                            and last["tool_calls"][0]["index"] == d["tool_calls"][0]["index"]):
-                        last["tool_calls"][0]["function"]["arguments"] += d["tool_calls"][0]["function"]["arguments"]
-                    else:
-                        merged.append(d)
-                    continue
+                    (kind,) = last
+                    last[kind] = "".join(pieces)
+
+        for d in out:
+            if "tool_calls" in d:
+                tc = d["tool_calls"][0]
+                key: Any = tc["index"]
+                cont = len(tc) == 2  # {"index", "function"}: a continuation fragment
+                text = tc["function"]["arguments"]
+            else:
+                ((key, text),) = d.items()
+                cont = True
+            if cont and key == target:
+                pieces.append(text)
                 continue
+            flush()
             merged.append(d)
+            target = key
+            pieces = [text]
+        flush()
         return merged
 
     def _text(self, kind: str, text: str, at: int | None = None) -> None:
@@ -216,7 +256,7 @@ class Scanner:
         stripped = text.rstrip(WS)
         if not stripped:
             if self.started[kind]:
-                self.pending_ws[kind] += text
+                self.pending_ws[kind].append(text)
             return
         if kind == "content" and self.seen_call_end and not self.trailing_reported:
             self.trailing_reported = True
@@ -228,8 +268,10 @@ class Scanner:
             self.started[kind] = True
             emit = stripped
         else:
-            emit = self.pending_ws[kind] + stripped
-        self.pending_ws[kind] = text[len(text.rstrip(WS)):]
+            held = self.pending_ws[kind]
+            emit = "".join(held) + stripped if held else stripped
+        tail = text[len(text.rstrip(WS)):]
+        self.pending_ws[kind] = [tail] if tail else []
         (self.content if kind == "content" else self.reasoning_parts).append(emit)
         self.out.append({kind: emit})
 
@@ -342,7 +384,7 @@ class Scanner:
             self._diag("calls_after_text", "a call list after free text (the format anchors calls at the start)", p)
         if kind == "bare":
             self._diag("missing_scope", "a call without its scope tag", p)
-        self.pending_ws["content"] = ""  # whitespace before a call is dropped
+        self.pending_ws["content"] = []  # whitespace before a call is dropped
 
     def _peek(self, lit: str, at: int | None = None) -> bool | str:
         p = self.pos if at is None else at
@@ -488,6 +530,10 @@ class Scanner:
         if self.calls and not self.parallel and len(self.calls) == 1:
             self._diag("parallel_calls", "more than one call while parallel tool calls are off; all are kept",
                        self.pos)
+        elif self.parallel and self.max_calls is not None and len(self.calls) >= self.max_calls \
+                and not self._too_many:
+            self._too_many = True
+            self._diag("too_many_calls", f"more than max_tool_calls={self.max_calls} calls; all are kept", self.pos)
         call = _Call(len(self.calls), name, self.tools[name])
         self.calls.append(call)
         self.call = call
@@ -515,9 +561,13 @@ class Scanner:
         self.state = "after_call"
 
     def _bad_call(self, what: str) -> None:
-        """A committed call met unexpected text: close it, keep the rest as content."""
-        self._diag("invalid_call", f"call {self.call.name!r}: {what}; the call is closed here", self.pos)  # type: ignore[union-attr]
-        self._close_args()
+        """A committed call met unexpected text: it ends here with its arguments as received so far
+        (not closed, so not valid JSON: nothing is invented); the rest is content."""
+        call = self.call
+        assert call is not None
+        self._diag("invalid_call", f"call {call.name!r}: {what}; the call ends here, its arguments as received",
+                   self.pos)
+        call.done = True
         self.call = None
         self.seen_call_end = True
         self.in_list = False
@@ -569,14 +619,15 @@ class Scanner:
         return True
 
     def _s_xml_key(self) -> bool | None:
-        c = self.spec.call
-        assert isinstance(c, XmlCall)
-        gt = c.param_name_end.rstrip(WS) or ">"
-        i = self.buf.find(gt, self.pos)
+        gt = self.x_gt
+        s = self.sub
+        scan = s.get("kscan", self.pos)
+        i = self.buf.find(gt, max(self.pos, scan - len(gt) + 1))
         if i < 0:
-            if "\n" in self.buf[self.sub["start"]:] or "<" in self.buf[self.sub["start"]:]:
+            if self.x_key_bad.search(self.buf, scan):
                 self._bad_call("unterminated parameter name")
                 return True
+            s["kscan"] = len(self.buf)  # resumable: the name is not rescanned on the next feed
             return False
         key = self.buf[self.pos:i].strip()
         self.pos = i + len(gt)
@@ -585,59 +636,95 @@ class Scanner:
         root = self.call.tool if self.call else None  # type: ignore[union-attr]
         types = schema_types(schema, root) if schema is not None else None
         stream = keep and types == frozenset({"string"})
-        # one newline on each side of a value is padding, whatever the format pads (vLLM's rule)
-        pad_open = c.param_name_end[len(gt):] or "\n"
-        end_tag = c.param_end.strip(WS)
-        pad_close = c.param_end[:c.param_end.index(end_tag)] or "\n"
-        self.sub = {"key": key, "keep": keep, "schema": schema, "stream": stream, "pad_open": pad_open,
-                    "end_tag": end_tag, "pad_close": pad_close, "start": None, "emitted": None, "search": None}
+        self.sub = {"key": key, "keep": keep, "schema": schema, "stream": stream, "start": None, "emitted": None,
+                    "search": None, "cand": None, "cscan": None, "parts": []}
         self.state = "xml_value"
         if stream:
             self._args(self._member_prefix(key) + '"')
         return True
 
     def _s_xml_value(self) -> bool | None:
+        """A raw value: it ends at an end tag followed (after whitespace) by a next parameter, the
+        function's end tag, or the end of input; any other end tag is part of the value (vLLM's rule).
+
+        Resumable and linear: ``search`` is where the next end tag is looked for, ``cand`` an end tag
+        whose follower has not arrived yet and ``cscan`` how far the whitespace after it was read;
+        a streamed string holds back only the text from the candidate (or a partial end tag) on."""
         s = self.sub
         buf = self.buf
+        n = len(buf)
         if s["start"] is None:
-            pad = s["pad_open"]
+            pad = self.x_pad_open
             if pad:
                 res = self._lit(pad)
                 if res == _WAIT:
                     return False
             s["start"] = s["emitted"] = s["search"] = self.pos
-        tag = s["end_tag"]
-        i = buf.find(tag, s["search"])
-        if i < 0:
-            s["search"] = max(s["start"], len(buf) - len(tag) + 1)
-            if s["stream"]:
-                safe = len(buf) - len(tag) - len(s["pad_close"]) + 1
-                if self.final:
-                    safe = len(buf)
-                if safe > s["emitted"]:
-                    self._args(_esc(buf[s["emitted"]:safe]))
-                    s["emitted"] = safe
-            self.pos = len(buf)
-            return False
+            s["at"] = self.pos + self.base
+        tag = self.x_end_tag
+        pad_close = self.x_pad_close
+        while True:
+            i = s["cand"]
+            if i is None:
+                i = buf.find(tag, s["search"])
+                if i < 0:
+                    s["search"] = max(s["search"], n - len(tag) + 1)
+                    hold = s["search"] - len(pad_close)
+                    break
+                s["cand"], s["cscan"] = i, i + len(tag)
+            q = s["cscan"]
+            while q < n and buf[q] in WS:
+                q += 1
+            s["cscan"] = q
+            follows: Any = q >= n and self.final
+            if q < n:
+                for lit in self.x_followers:
+                    follows = self._peek(lit, q)
+                    if follows is not False:
+                        break
+            if follows is True:
+                return self._xml_value_end(i)
+            if follows == _WAIT or (q >= n and not self.final):
+                hold = i - len(pad_close)
+                break
+            s["cand"] = None  # not a closing tag: part of the value
+            s["search"] = i + 1
+        if self.final:
+            hold = n  # the end of input without a closing tag: the value as received (truncated)
+        if s["stream"]:
+            if hold > s["emitted"]:
+                self._args(_esc(buf[s["emitted"]:hold]))
+                s["emitted"] = hold
+        elif hold - s["start"] > _FLUSH:
+            s["parts"].append(buf[s["start"]:hold])  # settled value text leaves the buffer
+            s["start"] = hold
+        self.pos = n
+        return False
+
+    def _xml_value_end(self, i: int) -> bool:
+        s = self.sub
+        buf = self.buf
         end = i
-        if s["pad_close"] and buf.endswith(s["pad_close"], s["start"], end):
-            end -= len(s["pad_close"])
-        raw = buf[s["start"]:end]
+        pad_close = self.x_pad_close
+        if pad_close and end - len(pad_close) >= s["start"] and buf.startswith(pad_close, end - len(pad_close)):
+            end -= len(pad_close)
         if s["stream"]:
             if end > s["emitted"]:
                 self._args(_esc(buf[s["emitted"]:end]))
             self._args('"')
         elif s["keep"]:
-            self._xml_typed(raw)
-        self.pos = i + len(tag)
+            self._xml_typed("".join(s["parts"]) + buf[s["start"]:end])
+        self.pos = i + len(self.x_end_tag)
         self.state = "xml_params"
+        self.sub = {}
         return True
 
     def _xml_typed(self, raw: str) -> None:
         s = self.sub
-        root = self.call.tool if self.call else None  # type: ignore[union-attr]
-        value, diags = convert_xml_value(raw, s["schema"], lenient=True, root=root, name=s["key"],
-                                         offset=s["start"] + self.base)
+        call = self.call
+        assert call is not None
+        value, diags = convert_xml_value(raw, s["schema"], lenient=True, root=call.tool, name=s["key"],
+                                         offset=s["at"], hint=call.name in self.loose)
         self.diagnostics.extend(diags)
         self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
 
@@ -694,30 +781,35 @@ class Scanner:
         if ch != '"':
             self._bad_call("expected an argument name")
             return True
-        end = _json_string_end(buf, self.pos)
+        end = self.sub.get("kend", -1)
         if end < 0:
-            return False
+            end, self.sub["kscan"] = _json_string_end(buf, self.pos, self.sub.get("kscan", self.pos + 1))
+            if end < 0:
+                return False  # resumable: an unterminated name is not rescanned on the next feed
+            self.sub["kend"] = end
         try:
             key = json.loads(buf[self.pos:end], strict=False)
         except ValueError:
             self._bad_call("invalid argument name")
             return True
-        q, n = end, len(buf)
+        q, n = self.sub.get("kq", end), len(buf)
+        if q == end:
+            while q < n and buf[q] in WS:
+                q += 1
+            if q >= n:
+                return False
+            if buf[q] != ":":
+                self._bad_call("expected ':' after an argument name")
+                return True
+            q += 1
         while q < n and buf[q] in WS:
             q += 1
         if q >= n:
-            return False
-        if buf[q] != ":":
-            self._bad_call("expected ':' after an argument name")
-            return True
-        q += 1
-        while q < n and buf[q] in WS:
-            q += 1
-        if q >= n:
+            self.sub["kq"] = q  # after the ':' (resumable)
             return False
         self.pos = q
         keep = self._member_key(key)
-        self.sub = {"key": key, "keep": keep, "start": q}
+        self.sub = {"key": key, "keep": keep, "start": q, "at": q + self.base, "parts": []}
         if buf[q] == '"' and keep:
             self._args(self._member_prefix(key) + '"')
             self.sub.update(stream=True, emitted=q + 1, scan=q + 1, esc=[])
@@ -772,21 +864,33 @@ class Scanner:
         self._args(_esc(text))
         self.sub["emitted"] = b
 
+    def _pinned(self) -> str | None:
+        """The text of a JSON/Python value read by :func:`_scan_value`, or None (more input needed;
+        settled text then leaves the buffer, so a long value does not pin it)."""
+        s = self.sub
+        end = _scan_value(self.buf, s, ")" if self.spec.values == "python" else "}")
+        if end < 0:
+            cut = min(s["scan"], len(self.buf))
+            if cut - s["start"] > _FLUSH:
+                s["parts"].append(self.buf[s["start"]:cut])
+                s["start"] = cut
+            return None
+        self.pos = end
+        return "".join(s["parts"]) + self.buf[s["start"]:end]
+
     def _s_json_value(self) -> bool | None:
         s = self.sub
-        end = _scan_value(self.buf, s, "}")
-        if end < 0:
+        raw = self._pinned()
+        if raw is None:
             return False
-        raw = self.buf[s["start"]:end]
         try:
-            value, diags = loads_json(raw, lenient=True, offset=s["start"] + self.base)
+            value, diags = loads_json(raw, lenient=True, offset=s["at"])
         except ValueError:
             self._bad_call(f"argument {s['key']!r} is not valid JSON")
             return True
         self.diagnostics.extend(diags)
         if s["keep"]:
             self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
-        self.pos = end
         self.state = "json_member"
         self.sub = {"first": False}
         return True
@@ -852,7 +956,7 @@ class Scanner:
             return False  # is it a triple quote?
         self.pos = q
         keep = self._member_key(key) and key not in ("",)
-        self.sub = {"key": key, "keep": keep, "start": q}
+        self.sub = {"key": key, "keep": keep, "start": q, "at": q + self.base, "parts": []}
         if quote in ("'", '"') and keep and buf[q:q + 3] != quote * 3:
             self._args(self._member_prefix(key) + '"')
             self.sub.update(stream=True, quote=quote, emitted=q + 1, scan=q + 1, esc=[])
@@ -912,15 +1016,13 @@ class Scanner:
 
     def _s_py_value(self) -> bool | None:
         s = self.sub
-        end = _scan_value(self.buf, s, ")")
-        if end < 0:
+        raw = self._pinned()
+        if raw is None:
             return False
-        raw = self.buf[s["start"]:end]
-        value, diags = convert_python_value(raw, lenient=True, offset=s["start"] + self.base)
+        value, diags = convert_python_value(raw, lenient=True, offset=s["at"])
         self.diagnostics.extend(diags)
         if s["keep"]:
             self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
-        self.pos = end
         self.state = "py_args"
         return True
 
@@ -1024,29 +1126,20 @@ class Scanner:
 
     # end of input --------------------------------------------------------------------------------------
     def _truncate_call(self) -> None:
+        """End of input inside a committed call: its arguments stay exactly as received so far,
+        converted as far as they were complete (SPEC section 4: nothing is invented). An open string
+        gets no closing quote and the object no closing brace, so the text is not valid JSON."""
         call = self.call
         assert call is not None
         state, s = self.state, self.sub
-        if state in ("xml_value",) and not s.get("stream") and s.get("keep") and s.get("start") is not None:
-            raw = self.buf[s["start"]:]
-            self._xml_typed(raw)
-        elif state in ("json_value", "py_value") and s.get("keep"):
-            raw = self.buf[s["start"]:].rstrip(WS)
-            completed = complete_partial_json(raw) if raw else None
-            if completed is not None:
-                try:
-                    value, diags = loads_json(completed, lenient=True, offset=s["start"] + self.base)
-                    self.diagnostics.extend(diags)
-                    self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
-                except ValueError:
-                    pass
-        elif state in ("json_string", "py_string", "xml_value") and s.get("stream"):
-            self._args('"')
         if not call.done:
-            self._args("}")
+            if s.get("keep") and s.get("start") is not None and (
+                    state in ("json_value", "py_value") or (state == "xml_value" and not s.get("stream"))):
+                raw = "".join(s["parts"]) + self.buf[s["start"]:]
+                self._args(self._member_prefix(s["key"]) + raw)
             call.done = True
             self.truncated = True
-            self._diag("truncated_call", f"call {call.name!r} was cut off; its arguments were completed",
+            self._diag("truncated_call", f"call {call.name!r} was cut off; its arguments are kept as received",
                        len(self.buf))
         elif state == "json_env_close":
             # the arguments are complete but the call object never closed: the output was cut off
@@ -1064,19 +1157,23 @@ def _is_high(buf: str, e: int) -> bool:
     return buf[e + 1:e + 2] == "u" and len(h) == 4 and "d800" <= h <= "dbff"
 
 
-def _json_string_end(buf: str, i: int) -> int:
-    """Index past the closing quote of the JSON string at ``i``; -1 if unfinished."""
+_STRING_STOP_RE = re.compile(r'["\\]')
+
+
+def _json_string_end(buf: str, i: int, j: int) -> tuple[int, int]:
+    """Index past the closing quote of the JSON string at ``i``, or -1 if unfinished, and where to
+    resume the scan (``j``: the first index not read yet, after ``i``)."""
     n = len(buf)
-    j = i + 1
     while j < n:
-        ch = buf[j]
-        if ch == "\\":
+        m = _STRING_STOP_RE.search(buf, j)
+        if m is None:
+            return -1, n
+        j = m.start()
+        if buf[j] == "\\":
             j += 2
             continue
-        if ch == '"':
-            return j + 1
-        j += 1
-    return -1
+        return j + 1, j + 1
+    return -1, j
 
 
 def _scan_value(buf: str, s: dict[str, Any], close: str) -> int:

@@ -5,19 +5,51 @@ The grammar's meta rules (``call-*``, ``arg-*``, ``args-*``, ``extra-*``, ``cont
 by name; each value's source text (by position) goes through the shared converter in
 :mod:`toolgram.runtime.values`.  Text the grammar rejects is returned as content, with a
 ``strict_rejected`` diagnostic: model output never raises.
+
+Bounded cost: Lark's tree building is quadratic in bracket nesting and its memory is about 100
+bytes per input character, so strict parsing refuses (as content, ``strict_rejected``) an output
+longer than :data:`MAX_STRICT_CHARS` characters or with brackets nested deeper than
+:data:`MAX_STRICT_DEPTH`; lenient parsing reads such outputs in linear time.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from ..compiler import compile as compile_tools
+from ..compiler.schema import load_tools
+from ..errors import OptionError
 from .diagnostics import Diagnostic
 from .pyliteral import unlimited_int_digits
 from .values import convert_python_value, convert_xml_value, dumps_arguments, loads_json
 
 WS = " \t\n\r"
+
+#: Longest output strict mode parses (Lark holds ~100 bytes per character).
+MAX_STRICT_CHARS = 2_000_000
+#: Deepest ``[``/``{``/``(`` nesting strict mode parses (counted over the whole text; beyond it Lark's
+#: tree building is quadratic, and no JSON or Python value that deep can be converted anyway).
+MAX_STRICT_DEPTH = 1000
+_BRACKETS_RE = re.compile(r"[\[\]{}()]")
+
+
+def _too_costly(text: str) -> str | None:
+    """Why strict mode refuses ``text`` (see the module docstring), or None."""
+    if len(text) > MAX_STRICT_CHARS:
+        return f"the output is longer than {MAX_STRICT_CHARS} characters (strict mode's limit)"
+    if text.count("[") + text.count("{") + text.count("(") <= MAX_STRICT_DEPTH:
+        return None
+    depth = 0
+    for m in _BRACKETS_RE.finditer(text):
+        if m.group() in "[{(":
+            depth += 1
+            if depth > MAX_STRICT_DEPTH:
+                return f"brackets nest deeper than {MAX_STRICT_DEPTH} levels (strict mode's limit)"
+        elif depth:
+            depth -= 1
+    return None
 
 
 @functools.lru_cache(maxsize=64)
@@ -60,23 +92,35 @@ def parse_strict(
     parallel_tool_calls: bool | None = None,
     reasoning: str | None = None,
     allowed_tools: list[str] | None = None,
+    max_tool_calls: int | None = None,
 ) -> dict[str, Any]:
     """Parse ``text`` with the Lark grammar of the same options; see the module docstring."""
-    bundle = compile_tools(format, tools, dialect="lark", tool_choice=tool_choice,
-                           parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
-                           allowed_tools=allowed_tools)
+    from .parser import model_text
+
+    text = model_text(text)
+    tools = tools if tools is not None else []
+    options = dict(dialect="lark", parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
+                   max_tool_calls=max_tool_calls)
+    try:
+        bundle = compile_tools(format, tools, tool_choice=tool_choice, allowed_tools=allowed_tools, **options)
+    except OptionError:
+        if tool_choice == "none" or load_tools(tools):
+            raise
+        # no tools at all: nothing can be a call (as in lenient mode)
+        bundle = compile_tools(format, tools, tool_choice="none", **options)
     if bundle.grammar is None:  # tool_choice none: no grammar, everything is content
         return _message(text, "", [], [])
     import lark
 
+    refused = _too_costly(text)
+    if refused is not None:
+        return _message(text, "", [], [Diagnostic("strict_rejected", f"not parsed: {refused}; use lenient mode", 0)])
     parser = _lark(bundle.grammar, bundle.lark_parser or "lalr")
     try:
         with unlimited_int_digits():
             tree = parser.parse(text)
     except (lark.exceptions.LarkError, RecursionError) as exc:
         offset = getattr(exc, "pos_in_stream", None)
-        if offset is None:
-            offset = getattr(exc, "column", None) if False else None
         return _message(text, "", [], [Diagnostic("strict_rejected", f"the grammar rejects the output: "
                                                   f"{type(exc).__name__}", offset)])
     meta = {name.replace("-", "_"): tag for name, tag in bundle.ir.meta.items()}
@@ -99,13 +143,17 @@ def parse_strict(
             reasoning_parts.append(_span(node, text))
         elif tag[0] == "call":
             tool = tool_list[tag[1]]
-            args = _read_call(node, text, meta, tool.parameters, spec_values, diags, spec.call)
-            calls.append((tool.name, dumps_arguments(args)))
+            args = _read_call(node, text, meta, tool.parameters, spec_values, diags, spec.call, not tool.strict)
+            calls.append((tool.name, args if isinstance(args, Raw) else dumps_arguments(args)))
     return _message("".join(content), "".join(reasoning_parts), calls, diags)
 
 
+class Raw(str):
+    """Arguments text kept exactly as written (not valid JSON): nothing is invented."""
+
+
 def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: str,
-               diags: list[Diagnostic], call: Any) -> Any:
+               diags: list[Diagnostic], call: Any, hint: bool) -> Any:
     args: dict[str, Any] = {}
     props = params.get("properties") if isinstance(params, dict) else None
     props = props if isinstance(props, dict) else {}
@@ -119,23 +167,26 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
             try:
                 value, d = loads_json(src, lenient=False, offset=start)
             except ValueError:
-                value, d = {}, [Diagnostic("invalid_arguments", "arguments are not valid JSON", start)]
+                # the grammar took it, JSON does not: keep the text as written, never {}
+                diags.append(Diagnostic("invalid_arguments", "arguments are not valid JSON; kept as written", start))
+                return Raw(src)
             diags.extend(d)
             return value
         if tag[0] == "arg":
             key = tag[2]
-            value, d = _convert(src, props.get(key), params, kind, key, start)
+            value, d = _convert(src, props.get(key), params, kind, key, start, hint)
         else:
             key, raw = _split_extra(src, kind, call)
-            value, d = _convert(raw, props.get(key), params, kind, key, start)
+            value, d = _convert(raw, props.get(key), params, kind, key, start, hint)
         diags.extend(d)
         args[key] = value
     return args
 
 
-def _convert(src: str, schema: Any, root: Any, kind: str, key: str, start: int | None) -> tuple[Any, list[Diagnostic]]:
+def _convert(src: str, schema: Any, root: Any, kind: str, key: str, start: int | None,
+             hint: bool = False) -> tuple[Any, list[Diagnostic]]:
     if kind == "xml":
-        return convert_xml_value(src, schema, lenient=False, root=root, name=key, offset=start)
+        return convert_xml_value(src, schema, lenient=False, root=root, name=key, offset=start, hint=hint)
     if kind == "python":
         return convert_python_value(src, lenient=True, offset=start or 0)
     return loads_json(src, lenient=False, offset=start)

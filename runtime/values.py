@@ -1,6 +1,8 @@
 """The one value converter shared by the whole-output parser and the stream parser.
 
-* :func:`loads_json` reads JSON as SPEC section 4 wants it: exact ints at any size, floats only
+* :func:`loads_json` reads JSON as SPEC section 4 wants it: exact ints (up to
+  :data:`~toolgram.runtime.pyliteral.MAX_INT_DIGITS` digits; a longer one keeps its source text as a
+  string with an ``integer_too_long`` diagnostic, so conversion stays linear), floats only
   for numbers written with a fraction or exponent, non-finite numbers kept as their source text,
   duplicate keys at their first position with their last value.
 * :func:`convert_xml_value` types the raw text of an XML parameter (seed_oss, qwen3_coder) by
@@ -19,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from .diagnostics import Diagnostic
-from .pyliteral import LiteralSyntaxError, parse_literal, unlimited_int_digits
+from .pyliteral import MAX_INT_DIGITS, LiteralSyntaxError, parse_literal, too_long_int, unlimited_int_digits
 
 __all__ = [
     "Diagnostic",
@@ -100,6 +102,12 @@ def loads_json(text: str, *, lenient: bool = True, offset: int | None = None) ->
         value = float(source)
         return non_finite(source) if math.isinf(value) else value
 
+    def parse_int(source: str) -> int | str:
+        if len(source) > MAX_INT_DIGITS + (source[0] == "-"):
+            diagnostics.append(too_long_int(source, offset))
+            return source
+        return int(source)
+
     def parse_constant(source: str) -> str:
         if not lenient:
             raise ValueError(f"{source} is not valid JSON")
@@ -108,9 +116,9 @@ def loads_json(text: str, *, lenient: bool = True, offset: int | None = None) ->
     try:
         if len(text) > 4000:
             with unlimited_int_digits():
-                value = _json_loads(text, lenient, parse_float, parse_constant)
+                value = _json_loads(text, lenient, parse_float, parse_constant, parse_int)
         else:
-            value = _json_loads(text, lenient, parse_float, parse_constant)
+            value = _json_loads(text, lenient, parse_float, parse_constant, None)
     except json.JSONDecodeError as exc:
         raise JSONValueError(exc.msg, exc.pos) from None
     except ValueError as exc:  # from parse_constant
@@ -120,12 +128,13 @@ def loads_json(text: str, *, lenient: bool = True, offset: int | None = None) ->
     return value, diagnostics
 
 
-def _json_loads(text: str, lenient: bool, parse_float: Any, parse_constant: Any) -> Any:
+def _json_loads(text: str, lenient: bool, parse_float: Any, parse_constant: Any, parse_int: Any) -> Any:
     return json.loads(
         text,
         object_pairs_hook=_pairs_hook,
         parse_float=parse_float,
         parse_constant=parse_constant,
+        parse_int=parse_int,
         strict=not lenient,
     )
 
@@ -266,6 +275,7 @@ def convert_xml_value(
     root: dict[str, Any] | None = None,
     name: str | None = None,
     offset: int | None = None,
+    hint: bool = False,
 ) -> tuple[Any, list[Diagnostic]]:
     """Type the raw text of an XML parameter (the format's fixed padding already removed).
 
@@ -283,6 +293,8 @@ def convert_xml_value(
 
     ``root`` resolves local ``$ref`` (default: ``schema`` itself); ``name`` names the parameter in
     messages; diagnostics carry ``offset`` (the caller's position of ``raw``), or ``None``.
+    ``hint``: the schema only guides the reading (a tool with ``strict: false``, whose grammar takes
+    any value): a value it does not admit is read as any type, without a diagnostic.
     """
     types = schema_types(schema, root if root is not None else schema) if schema is not None else None
     allowed = _ALL_TYPES if types is None else types
@@ -306,6 +318,8 @@ def convert_xml_value(
             continue
         elif kind in ("integer", "number") and number:
             if _INT_RE.fullmatch(text):
+                if len(text) > MAX_INT_DIGITS + (text[0] == "-"):
+                    return text, [too_long_int(text, base)]
                 with unlimited_int_digits():
                     return int(text), []
             value = float(text)
@@ -330,6 +344,8 @@ def convert_xml_value(
         return text, [
             Diagnostic("non_finite_number", f"number {text} is not finite as a float; kept as a string", base)
         ]
+    if hint:
+        return convert_xml_value(raw, None, lenient=lenient, offset=offset)
     wanted = " or ".join(k for k in TYPE_ORDER if k in allowed)
     label = f"parameter {name!r}" if name is not None else "parameter"
     return raw, [
