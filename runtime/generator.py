@@ -361,6 +361,8 @@ class Generator:
             held = self._admit_grammar(grammar)
 
         parse_opts = self._parse_options(tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls)
+        if on_start is not None:
+            on_start()
         parser = None
         if on_delta is not None:
             parser = _parser.StreamParser(fmt, tools, **parse_opts)
@@ -387,8 +389,6 @@ class Generator:
             self._feed_stream(parser, on_delta, chunk)
             return ov.StreamingStatus.RUNNING
 
-        if on_start is not None:
-            on_start()
         try:
             result = self.pipeline.generate([prompt_text], config, streamer)
         except RuntimeError as exc:

@@ -14,6 +14,11 @@ uvicorn. Endpoints: ``POST /v1/chat/completions`` (streaming and not), ``GET /v1
 - **Cancellation**: a streaming client that disconnects stops its generation at the next token
   (the streamer returns ``StreamingStatus.STOP``); a queued request whose client has gone is
   skipped. Shutdown (SIGTERM/SIGINT) stops the running generation the same way.
+- **Additions** to OpenAI's request: ``max_tool_calls`` (as in OpenAI's Responses API; enforced by
+  the grammar) and ``continue_final_message`` (vLLM's): the final assistant message is a prefill
+  the model continues, and the answer is the message parsed from prefill + continuation (prefill
+  the format's call opening, e.g. ``"<tool_call>\n"``, to make a call under ``auto``). Each
+  choice carries toolgram's ``diagnostics``.
 - **Errors** use OpenAI's shape ``{"error": {"message", "type", "param", "code"}}``: invalid JSON,
   tools, schemas or options are 400 (``param`` is the JSON path, e.g.
   ``$.tools[0].function.parameters.properties.x.type``), a prompt longer than the context is 400
@@ -95,6 +100,15 @@ class _Request:
             if not isinstance(m, dict) or not isinstance(m.get("role"), str):
                 raise ApiError(400, f"messages[{i}] must be an object with a 'role'", f"$.messages[{i}]",
                                "invalid_value")
+        self.prefill: str | None = None
+        if body.get("continue_final_message"):
+            last = messages[-1]
+            if last.get("role") != "assistant" or not isinstance(last.get("content"), str):
+                raise ApiError(400, "'continue_final_message' needs a final assistant message with string content",
+                               "continue_final_message", "invalid_value")
+            self.prefill, messages = last["content"], messages[:-1]
+            if not messages:
+                raise ApiError(400, "'messages' holds only the message to continue", "messages", "invalid_value")
         self.messages: list[dict[str, Any]] = messages
         tools = body.get("tools")
         if tools is not None and not isinstance(tools, list):
@@ -109,6 +123,7 @@ class _Request:
             raise ApiError(400, "'tool_choice' needs 'tools'", "tool_choice", "invalid_value")
         self.tool_choice: Any = choice
         self.parallel: bool | None = _opt(body, "parallel_tool_calls", bool)
+        self.max_tool_calls: int | None = _opt(body, "max_tool_calls", int)
         max_tokens = _opt(body, "max_completion_tokens", int)
         if max_tokens is None:
             max_tokens = _opt(body, "max_tokens", int, DEFAULT_MAX_TOKENS)
@@ -200,6 +215,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
         return generator.chat(
             req.messages, req.tools, tool_choice=req.tool_choice, parallel_tool_calls=req.parallel, format=fmt,
             max_new_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed, stop=req.stop,
+            prefill=req.prefill, max_tool_calls=req.max_tool_calls,
             on_delta=on_delta, on_start=on_start,
             should_stop=lambda: cancel.is_set() or shutting_down.is_set(),
         )

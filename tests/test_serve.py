@@ -1,0 +1,304 @@
+"""`toolgram serve` through the official `openai` client: SmolLM2-135M on CPU, 127.0.0.1 only.
+
+One server process for the session (started from the tests, ``--port 0``); every call's arguments
+validate against the tool's schema with ``jsonschema``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+import pytest
+
+pytest.importorskip("openvino_genai")
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+openai = pytest.importorskip("openai")
+httpx = pytest.importorskip("httpx")
+
+pytestmark = pytest.mark.model
+
+TOOLS: list[dict[str, Any]] = [
+    {"type": "function", "function": {
+        "name": "get_weather", "description": "Get the current weather in a city",
+        "parameters": {"type": "object", "properties": {
+            "location": {"type": "string", "maxLength": 24},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+            "required": ["location"]}}},
+    {"type": "function", "function": {
+        "name": "get_forecast", "description": "Weather forecast for the next days",
+        "parameters": {"type": "object", "properties": {
+            "location": {"type": "string", "maxLength": 24},
+            "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+            "required": ["location", "days"]}}},
+]
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
+PARIS = [{"role": "user", "content": "What's the weather like in Paris right now?"}]
+
+
+class Server:
+    def __init__(self) -> None:
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "toolgram.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        self.stderr: list[str] = []
+        threading.Thread(target=self._drain, daemon=True).start()
+        self.url = ""
+        deadline = time.monotonic() + 180
+        assert self.proc.stdout is not None
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            if "http://" in line:
+                self.url = line.split()[-1]
+                break
+        if not self.url:
+            self.proc.kill()
+            raise RuntimeError("toolgram serve did not start: " + "".join(self.stderr)[-2000:])
+        self.root = self.url.removesuffix("/v1")
+        models = httpx.get(self.url + "/models", timeout=10).json()
+        self.model = models["data"][0]["id"]
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+
+    def client(self) -> Any:
+        return openai.OpenAI(base_url=self.url, api_key="unused", max_retries=0, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    srv = Server()
+    yield srv
+    # SIGTERM: a clean, prompt shutdown with exit status 0
+    srv.proc.send_signal(signal.SIGTERM)
+    try:
+        code = srv.proc.wait(timeout=30)
+    finally:
+        if srv.proc.poll() is None:
+            srv.proc.kill()
+    assert code == 0, "".join(srv.stderr)[-2000:]
+
+
+def check_calls(calls: list[Any], only: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """Every call names a tool and its arguments validate against the tool's schema."""
+    out = []
+    for c in calls:
+        name = c.function.name
+        assert name in SCHEMAS and (only is None or name == only)
+        args = json.loads(c.function.arguments)
+        jsonschema.validate(args, SCHEMAS[name])
+        out.append((name, args))
+    return out
+
+
+def test_models_and_health(server: Server) -> None:
+    assert server.model == "SmolLM2-135M-Instruct.Q4_1"
+    assert [m.id for m in server.client().models.list()] == [server.model]
+    assert httpx.get(server.root + "/health", timeout=10).json()["status"] == "ok"
+
+
+def test_required(server: Server) -> None:
+    r = server.client().chat.completions.create(model=server.model, messages=PARIS, tools=TOOLS,
+                                                tool_choice="required", parallel_tool_calls=False, max_tokens=48)
+    choice = r.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert len(choice.message.tool_calls) == 1
+    check_calls(choice.message.tool_calls)
+    assert r.usage.prompt_tokens > 0 and r.usage.completion_tokens > 0
+    assert r.usage.total_tokens == r.usage.prompt_tokens + r.usage.completion_tokens
+
+
+def test_named(server: Server) -> None:
+    r = server.client().chat.completions.create(
+        model=server.model, messages=PARIS, tools=TOOLS, max_tokens=48, parallel_tool_calls=False,
+        tool_choice={"type": "function", "function": {"name": "get_forecast"}})
+    assert r.choices[0].finish_reason == "tool_calls"
+    check_calls(r.choices[0].message.tool_calls, only="get_forecast")
+
+
+def test_auto_with_a_prefilled_call_opening(server: Server) -> None:
+    messages = [*PARIS, {"role": "assistant", "content": "<tool_call>\n"}]
+    r = server.client().chat.completions.create(
+        model=server.model, messages=messages, tools=TOOLS, tool_choice="auto", parallel_tool_calls=False,
+        max_tokens=48, extra_body={"continue_final_message": True})
+    assert r.choices[0].finish_reason == "tool_calls"
+    assert len(check_calls(r.choices[0].message.tool_calls)) == 1
+
+
+def test_streaming_deltas_accumulate_like_the_client(server: Server) -> None:
+    stream = server.client().chat.completions.create(
+        model=server.model, messages=PARIS, tools=TOOLS, tool_choice="required", parallel_tool_calls=False,
+        max_tokens=48, stream=True, stream_options={"include_usage": True})
+    calls: dict[int, dict[str, str]] = {}
+    finish, usage, roles = None, None, []
+    for chunk in stream:
+        if chunk.usage is not None:
+            usage = chunk.usage
+        for choice in chunk.choices:
+            if choice.delta.role:
+                roles.append(choice.delta.role)
+            for tc in choice.delta.tool_calls or []:
+                c = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
+                c["id"] += tc.id or ""
+                c["name"] += (tc.function and tc.function.name) or ""
+                c["arguments"] += (tc.function and tc.function.arguments) or ""
+            finish = choice.finish_reason or finish
+    assert roles == ["assistant"] and finish == "tool_calls"
+    assert usage is not None and usage.completion_tokens > 0
+    assert list(calls) == [0] and calls[0]["id"] == "call_0"
+    jsonschema.validate(json.loads(calls[0]["arguments"]), SCHEMAS[calls[0]["name"]])
+
+
+def test_sse_wire_format_ends_with_done(server: Server) -> None:
+    body = {"model": server.model, "messages": PARIS, "tools": TOOLS, "tool_choice": "required",
+            "parallel_tool_calls": False, "max_tokens": 48, "stream": True}
+    with httpx.stream("POST", server.url + "/chat/completions", json=body, timeout=120) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        events = [line for line in r.iter_lines() if line]
+    assert all(e.startswith("data: ") for e in events)
+    assert events[-1] == "data: [DONE]"
+    last = json.loads(events[-2][6:])
+    assert last["object"] == "chat.completion.chunk" and last["choices"][0]["finish_reason"] == "tool_calls"
+    assert last["usage"]["completion_tokens"] > 0
+
+
+def test_two_parallel_calls(server: Server) -> None:
+    messages = [{"role": "user", "content": "What is the weather in Paris and the forecast for Rome for 3 days?"}]
+    r = server.client().chat.completions.create(
+        model=server.model, messages=messages, tools=TOOLS, tool_choice="required", parallel_tool_calls=True,
+        max_tokens=128, extra_body={"max_tool_calls": 2})
+    choice = r.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert len(check_calls(choice.message.tool_calls)) == 2
+    assert [c.id for c in choice.message.tool_calls] == ["call_0", "call_1"]
+
+
+def test_tool_choice_none(server: Server) -> None:
+    r = server.client().chat.completions.create(model=server.model, messages=PARIS, tools=TOOLS,
+                                                tool_choice="none", max_tokens=24)
+    choice = r.choices[0]
+    assert not choice.message.tool_calls and choice.message.content
+    assert choice.finish_reason in ("stop", "length")
+
+
+def _good(server: Server) -> None:
+    r = server.client().chat.completions.create(model=server.model, messages=PARIS, tools=TOOLS,
+                                                tool_choice="required",
+                                                parallel_tool_calls=False, max_tokens=64)
+    assert r.choices[0].finish_reason == "tool_calls"
+    check_calls(r.choices[0].message.tool_calls)
+
+
+def _error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    err = response.json()["error"]
+    assert set(err) == {"message", "type", "param", "code"} and err["code"] == code and err["message"]
+    return err
+
+
+def test_bad_requests_get_openai_errors_and_the_server_keeps_serving(server: Server) -> None:
+    post = server.url + "/chat/completions"
+    bad_tools = json.loads(json.dumps(TOOLS))
+    bad_tools[1]["function"]["parameters"]["properties"]["days"]["type"] = "integr"
+    err = _error(httpx.post(post, json={"model": server.model, "messages": PARIS, "tools": bad_tools}, timeout=60),
+                 400, "invalid_value")
+    assert err["param"] == "$.tools[1].function.parameters.properties.days.type"
+    assert "$.tools[1].function.parameters.properties.days.type" in err["message"]
+    _good(server)
+    # through the official client: the same status surfaces as its exception types
+    with pytest.raises(openai.NotFoundError) as nf:
+        server.client().chat.completions.create(model="gpt-nope", messages=PARIS, max_tokens=8)
+    assert nf.value.status_code == 404 and nf.value.code == "model_not_found"
+    _good(server)
+    long = [{"role": "user", "content": "word " * 9000}]
+    err = _error(httpx.post(post, json={"model": server.model, "messages": long}, timeout=60),
+                 400, "context_length_exceeded")
+    n_prompt = int(re.search(r"the prompt is (\d+) tokens", err["message"]).group(1))
+    assert 9000 < n_prompt < 9500 and "8192" in err["message"]  # the real length, not the tokenizer's cap
+    _good(server)
+    err = _error(httpx.post(post, content=b'{"model": "x", "messages": [', timeout=60,
+                            headers={"content-type": "application/json"}), 400, "invalid_json")
+    _good(server)
+    _error(httpx.post(post, json={"messages": PARIS, "tools": TOOLS, "tool_choice": "no_such_tool"}, timeout=60),
+           400, "invalid_value")
+    _error(httpx.post(post, json={"messages": "hi"}, timeout=60), 400, "invalid_value")
+    _error(httpx.get(server.root + "/nope", timeout=10), 404, "not_found")
+    _good(server)
+
+
+CITIES = ["Paris", "Rome", "Berlin", "Madrid"]
+
+
+@pytest.mark.slow
+def test_concurrent_clients_get_their_own_answers(server: Server) -> None:
+    """4 clients x 3 requests at once: each answer is the one the same request gets alone (greedy)."""
+
+    def ask(c: Any, i: int, j: int) -> Any:
+        tool = ["get_weather", "get_forecast"][(i + j) % 2]
+        return c.chat.completions.create(
+            model=server.model, max_tokens=64, tools=TOOLS, parallel_tool_calls=False,
+            messages=[{"role": "user", "content": f"What's the weather like in {CITIES[i]}?"}],
+            tool_choice={"type": "function", "function": {"name": tool}})
+
+    alone = {}
+    for i in range(4):
+        for tool_j in range(2):
+            r = ask(server.client(), i, tool_j)
+            alone[(i, tool_j)] = [(c.function.name, c.function.arguments) for c in r.choices[0].message.tool_calls]
+    results: dict[tuple[int, int], Any] = {}
+    errors: list[BaseException] = []
+
+    def client(i: int) -> None:
+        c = server.client()
+        try:
+            for j in range(3):
+                results[(i, j)] = ask(c, i, j)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors, errors
+    assert len(results) == 12 and len({r.id for r in results.values()}) == 12
+    for (i, j), r in results.items():
+        tool = ["get_weather", "get_forecast"][(i + j) % 2]
+        calls = r.choices[0].message.tool_calls
+        check_calls(calls, only=tool)
+        assert [(c.function.name, c.function.arguments) for c in calls] == alone[(i, j % 2)], (i, j)
+    assert any(CITIES[i] in r.choices[0].message.tool_calls[0].function.arguments for (i, _), r in results.items())
+
+
+def test_client_disconnect_mid_stream_stops_generation(server: Server) -> None:
+    body = {"model": server.model, "messages": [{"role": "user", "content": "Tell me a very long story."}],
+            "max_tokens": 2000, "stream": True}
+    t0 = time.monotonic()
+    with httpx.stream("POST", server.url + "/chat/completions", json=body, timeout=120) as r:
+        assert r.status_code == 200
+        seen = 0
+        for line in r.iter_lines():
+            if line.startswith("data: "):
+                seen += 1
+            if seen >= 4:
+                break  # leave mid-stream: the connection closes
+    assert httpx.get(server.root + "/health", timeout=10).status_code == 200
+    _good(server)
+    # 2000 tokens at SmolLM2's ~20-60 tok/s would hold the queue for 30 s or more
+    assert time.monotonic() - t0 < 25
