@@ -18,6 +18,62 @@ from .ir import EMPTY, Chars, Expr, Ref, Rep, Until, alt, seq
 _START = "\0start"
 
 
+def forbidden_patterns(node: Until) -> list[list[str | frozenset[str]]]:
+    """The forbidden strings as atoms: a character, or (``Until.gap``) a set of characters any run of
+    which (even none) stands right after the gap's prefix, in place of the run the string has there."""
+    out: list[list[str | frozenset[str]]] = []
+    prefix, chars = node.gap or ("", "")
+    for f in dict.fromkeys(node.stops + node.excludes):
+        if prefix and f.startswith(prefix):
+            rest = f[len(prefix):].lstrip(chars)
+            out.append([*prefix, frozenset(chars), *rest])
+        else:
+            out.append(list(f))
+    return out
+
+
+class _GapAutomaton:
+    """Subset automaton over :func:`forbidden_patterns` (used when ``Until.gap`` is set); states are
+    encoded as strings (``"i:p,..."`` partial matches) so :func:`until_rules` names and orders them."""
+
+    def __init__(self, node: Until) -> None:
+        self.node = node
+        self.patterns = forbidden_patterns(node)
+        chars: set[str] = set()
+        for pat in self.patterns:
+            for atom in pat:
+                chars |= atom if isinstance(atom, frozenset) else {atom}
+        self.alphabet = sorted(chars)
+
+    def _close(self, i: int, p: int, out: set[tuple[int, int]]) -> bool:
+        """Add position ``p`` of pattern ``i`` (and past a loop); True when the pattern is complete."""
+        pat = self.patterns[i]
+        while True:
+            if p == len(pat):
+                return True
+            out.add((i, p))
+            if not isinstance(pat[p], frozenset):
+                return False
+            p += 1
+
+    def step(self, state: str, ch: str) -> str | None:
+        cur = [] if state in ("", _START) else [tuple(map(int, x.split(":"))) for x in state.split(",")]
+        nxt: set[tuple[int, int]] = set()
+        for i, pat in enumerate(self.patterns):
+            if pat[0] == ch and self._close(i, 1, nxt):
+                return None
+        for i, p in cur:
+            atom = self.patterns[i][p]
+            if isinstance(atom, frozenset):
+                if ch in atom:
+                    self._close(i, p, nxt)
+            elif atom == ch and self._close(i, p + 1, nxt):
+                return None
+        return ",".join(f"{i}:{p}" for i, p in sorted(nxt))
+
+    accepting = None  # set below (shared with _Automaton)
+
+
 class _Automaton:
     def __init__(self, node: Until) -> None:
         self.node = node
@@ -54,7 +110,7 @@ class _Automaton:
 @lru_cache(maxsize=512)
 def until_rules(node: Until, prefix: str) -> tuple[str, tuple[tuple[str, Expr], ...]]:
     """Rules for ``node``: returns the start rule's name and ``(name, expr)`` pairs, names from ``prefix``."""
-    auto = _Automaton(node)
+    auto = _GapAutomaton(node) if node.gap else _Automaton(node)
     start = _START if (node.first_not or node.nonempty) else ""
     names = {start: prefix}
     states = [start]
@@ -99,6 +155,9 @@ def until_rules(node: Until, prefix: str) -> tuple[str, tuple[tuple[str, Expr], 
     return names[start], tuple(rules)
 
 
+_GapAutomaton.accepting = _Automaton.accepting  # type: ignore[assignment]
+
+
 def rx_escape(text: str) -> str:
     """``re.escape`` that also spells control characters and ``/`` as escapes (Lark regex literals)."""
     out = []
@@ -124,7 +183,14 @@ def rx_escape(text: str) -> str:
 def until_regex(node: Until) -> str:
     """A Python regex (for Lark) matching the same texts as :func:`until_rules` (non-empty form)."""
     forbidden = tuple(dict.fromkeys(node.stops + node.excludes))
-    look = "|".join(rx_escape(f) for f in sorted(forbidden, key=len, reverse=True))
+    if node.gap:
+        prefix, chars = node.gap
+        gap = "[" + "".join(_re_class_char(c) for c in chars) + "]*"
+        looks = [rx_escape(prefix) + gap + rx_escape(f[len(prefix):].lstrip(chars)) if f.startswith(prefix)
+                 else rx_escape(f) for f in forbidden]
+        look = "|".join(dict.fromkeys(looks))
+    else:
+        look = "|".join(rx_escape(f) for f in sorted(forbidden, key=len, reverse=True))
     body = f"(?:(?!{look})[\\s\\S])" if look else "[\\s\\S]"
     first = ""
     if node.first_not:

@@ -13,15 +13,16 @@ reads the Lark tree through ``Grammar.meta``:
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.spec import FormatSpec, JsonCall, PythonCall, XmlCall
-from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq
+from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import pattern_to_ir, raw_char
 from .schema import SchemaContext, Tool
-from .values import JSON_WS, WS, ValueBuilder, object_shape
+from .values import JSON_WS, WS, ValueBuilder, json_literal, length_bounds, object_shape
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
 ECMA_SPACE = (
@@ -30,6 +31,9 @@ ECMA_SPACE = (
 )
 ENVELOPE_WS = Rep(Chars.of(ECMA_SPACE), 0, None)
 IDENT = seq(Chars(((65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90), (95, 95), (97, 122))), 0, None))
+#: whitespace that may stand between a raw value's closing tag and the next tag (the scanner's rule)
+VALUE_GAP = " \t\n\r"
+PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 XML_NAME = Rep(Chars.of("<>\n", negated=True), 1, None)
 WS_TOKEN = Token(WS, "WS")
 
@@ -61,7 +65,9 @@ class GrammarBuilder:
         schema = tool.parameters
         ctx = self._ctx(index, tool)
         if "$ref" in schema:
-            schema, _ = ctx.resolve(schema["$ref"], ctx.path)
+            schema = _deref(schema, ctx, ctx.path)
+            if not isinstance(schema, dict):
+                raise SchemaError("parameters must resolve to an object schema", f"{ctx.path}.$ref")
         ctx.check_keywords(schema, ctx.path)
         props, required, extra_allowed = object_shape(schema, ctx, ctx.path)
         members = [(*member(k, sub, f"{ctx.path}.properties.{k}", ctx), k in required) for k, sub in props.items()]
@@ -71,7 +77,35 @@ class GrammarBuilder:
         return members, extra
 
     # -- calls ------------------------------------------------------------------------------------
+    def _check_name(self, name: str, path: str) -> None:
+        """A tool name the format can carry (README "Names"); load_tools has applied the common rules."""
+        if self.spec.values == "python" and not PY_NAME.fullmatch(name):
+            raise SchemaError(f"tool name {name!r} is not an ASCII identifier, which {self.spec.id} calls need", path)
+
+    def _check_key(self, key: str, path: str) -> None:
+        """An argument name the format can carry: an ASCII identifier (pythonic); no '<', '>' or
+        control character (XML, where ``<parameter=K>`` ends at the first '>'). JSON keys are escaped."""
+        where = path.rsplit(".properties.", 1)[0] + ".properties"
+        if self.spec.values == "python" and not PY_NAME.fullmatch(key):
+            raise SchemaError(f"property name {key!r} is not an ASCII identifier, which {self.spec.id} needs", where)
+        bad = not key or any(ch in "<>" or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in key)
+        if self.spec.values == "xml" and bad:
+            raise SchemaError(
+                f"property name {key!r} cannot be written as <parameter=NAME> (empty, '<', '>' or a control character)",
+                where,
+            )
+
+    def _validate_json(self, schema: Any, path: str, ctx: SchemaContext) -> None:
+        """Check ``schema`` as the JSON formats would (keywords, types, bounds) on a scratch grammar;
+        relaxed features found there are listed once."""
+        scratch = SchemaContext(root=ctx.root, path=ctx.path, permissive=ctx.permissive)
+        ValueBuilder(Grammar(), "json", scratch, "check").value(schema, path, "check")
+        for item in scratch.relaxed:
+            if item not in self.relaxed:
+                self.relaxed.append(item)
+
     def call(self, index: int, tool: Tool) -> Expr:
+        self._check_name(tool.name, f"$[{index}].function.name")
         c = self.spec.call
         if isinstance(c, XmlCall):
             body = self._xml_call(index, tool, c)
@@ -83,25 +117,41 @@ class GrammarBuilder:
 
     def _xml_call(self, index: int, tool: Tool, c: XmlCall) -> Expr:
         head = Lit(c.function_open + tool.name + c.name_end)
+        close = c.param_end[len(c.value_pad_close):]
+        # after a raw value, the closing tag counts only before the next parameter or the function
+        # end: Lark's lexer must not take a value's own leading "</parameter>" for the end of an empty one
+        raw_end = Token(Lit(c.param_end), "PEND", tuple(stop[len(close):] for stop in c.value_stops))
 
         def raw(min_len: int = 0, max_len: int | None = None) -> Expr:
             if min_len == 0 and max_len is None:
-                # a raw value ends at the first closing tag: it may not contain "</parameter>" at all
-                # (the newlines around the tag are padding; qwen3_coder's "\n" comes before it)
-                tag = c.param_end.strip("\n")
-                return Token(Until((tag,), followed=c.param_end.startswith(tag)), "RAW", c.param_end)
-            # Bounded raw strings exclude '<', which every delimiter contains.
+                # A raw value ends at the first closing tag that is followed by the next parameter or
+                # the function's end (c.value_stops, vLLM's rule): it may contain "</parameter>",
+                # "<parameter=" or "<tool_call>" elsewhere.  Closing padding (qwen3_coder's "\n")
+                # stands between the value and the stop, so there the value is not "followed".
+                until = Until(c.value_stops, followed=not c.value_pad_close, gap=(close.rstrip(VALUE_GAP), VALUE_GAP))
+                return Token(until, "RAW", c.param_end)
+            # Bounded raw strings exclude '<', which every delimiter contains (documented: a
+            # length-bounded or pattern string cannot carry '<' in the XML formats).
             return Token(Rep(Chars.of("<", negated=True), max(min_len, 1), max_len), "RAWB", c.param_end)
 
         def value_of(schema: Any, path: str, ctx: SchemaContext) -> Expr:
             kind = _xml_kind(schema, ctx, path)
+            if kind != "json":
+                # raw spellings keep the schema's keyword rules: check it as the JSON formats do
+                self._validate_json(schema, path, ctx)
             if kind == "raw":
                 return raw()
             if isinstance(kind, tuple) and kind[0] != "pattern":
                 lo, hi = kind
                 return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
             if kind == "enum":
-                return alt(*(Lit(v) for v in _string_choices(_deref(schema, ctx, path))))
+                words = _string_choices(_deref(schema, ctx, path))
+                for v in words:
+                    if any(stop in v for stop in c.value_stops):
+                        raise UnsupportedSchemaError(
+                            f"enum value {v!r} contains a text that ends a raw XML value "
+                            f"({' or '.join(map(repr, c.value_stops))})", f"{path}.enum")
+                return alt(*(Lit(v) for v in words))
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
                 return Token(pattern_to_ir(kind[1], raw_char("<"), f"{path}.pattern"), "RAWP", c.param_end)
@@ -109,11 +159,14 @@ class GrammarBuilder:
             return vb.value(schema, path, f"t{index}-v")
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
-            arg = self.g.add(f"arg-{tool.name}-{key}", value_of(schema, path, ctx), meta=("arg", index, key))
-            return Lit(c.param_open + key + c.param_name_end), seq(arg, Lit(c.param_end))
+            self._check_key(key, path)
+            value = value_of(schema, path, ctx)
+            is_raw = isinstance(value, Token) and value.kind == "RAW"
+            arg = self.g.add(f"arg-{tool.name}-{key}", value, meta=("arg", index, key))
+            return Lit(c.param_open + key + c.param_name_end), seq(arg, raw_end if is_raw else Lit(c.param_end))
 
         def extra_member(ctx: SchemaContext) -> Expr:
-            return seq(Lit(c.param_open), Token(XML_NAME, "XMLNAME"), Lit(c.param_name_end), raw(), Lit(c.param_end))
+            return seq(Lit(c.param_open), Token(XML_NAME, "XMLNAME"), Lit(c.param_name_end), raw(), raw_end)
 
         if not tool.strict:
             params: Expr = Rep(
@@ -140,7 +193,7 @@ class GrammarBuilder:
         return seq(
             Token(seq(Lit("{"), env, Lit('"name"')), "ENAME"),
             Token(seq(env, Lit(":"), JSON_WS), "ECOLON"),
-            Lit(f'"{tool.name}"'),
+            Lit(json_literal(tool.name)),
             vb.punct(","),
             Lit(f'"{c.args_key}"'),
             vb.punct(":"),
@@ -154,6 +207,7 @@ class GrammarBuilder:
         comma = vb.punct(",")
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
+            self._check_key(key, path)
             arg = self.g.add(
                 f"arg-{tool.name}-{key}", vb.value(schema, path, f"t{index}-{key}"), meta=("arg", index, key)
             )
@@ -173,6 +227,11 @@ class GrammarBuilder:
         )
 
     # -- scopes -----------------------------------------------------------------------------------
+    @property
+    def more_calls(self) -> int | None:
+        """How many calls may follow the first (``max_tool_calls - 1``; None: unlimited)."""
+        return None if self.opts.max_calls is None else self.opts.max_calls - 1
+
     def calls_rule(self) -> tuple[Expr, Expr, Expr]:
         """(all calls, the part after the trigger word, the bare call list) for the tools and parallel flag."""
         index = {t.name: i for i, t in enumerate(self.all_tools)}
@@ -183,13 +242,13 @@ class GrammarBuilder:
             block = self.g.shared("block", seq(Lit(sc.open), one, Lit(sc.close)))
             # whitespace and the next block's opening are one token (one-token look-ahead for LALR)
             nxt = seq(Token(seq(WS, Lit(sc.open)), "NEXTBLOCK"), one, Lit(sc.close))
-            more = Rep(nxt, 0, None) if self.opts.parallel else EMPTY
+            more = up_to(nxt, self.more_calls) if self.opts.parallel else EMPTY
             trig = self.spec.trigger_word or ""
             assert sc.open.startswith(trig)
             after = seq(Lit(sc.open[len(trig) :]), one, Lit(sc.close), more)
             return seq(block, more), after, EMPTY
         sep = Token(seq(JSON_WS, Lit(sc.separator), JSON_WS), "SEP")
-        inner = seq(one, Rep(seq(sep, one), 0, None)) if self.opts.parallel else one
+        inner = seq(one, up_to(seq(sep, one), self.more_calls)) if self.opts.parallel else one
         if sc.open:
             body = seq(Token(seq(Lit(sc.open), JSON_WS), "LOPEN"), inner, Token(seq(JSON_WS, Lit(sc.close)), "LCLOSE"))
         else:
@@ -287,35 +346,50 @@ def _deref(schema: Any, ctx: SchemaContext, path: str) -> Any:
     return schema
 
 
-def _xml_kind(schema: Any, ctx: SchemaContext, path: str) -> Any:
+def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = frozenset()) -> Any:
     """How an XML argument is spelled: ``raw`` text, a bounded raw ``(min, max)``, an ``enum`` of
-    raw words, or ``json`` (any schema without a string branch)."""
-    if schema is True or schema == {} or not isinstance(schema, dict):
+    raw words, or ``json`` (any schema without a string branch).  A malformed schema is ``json``:
+    the JSON value builder then reports it with its path."""
+    if schema is True or schema == {}:
         return "raw"
+    if not isinstance(schema, dict):
+        return "json"
     if "$ref" in schema:
-        return _xml_kind(_deref(schema, ctx, path), ctx, path)
+        ref = schema["$ref"]
+        if not isinstance(ref, str) or ref in _refs:
+            return "json"  # malformed, or a cycle: the cycle adds no string branch
+        target, _ = ctx.resolve(ref, f"{path}.$ref")
+        return _xml_kind(target, ctx, path, _refs | {ref})
     if "const" in schema:
         return "enum" if isinstance(schema["const"], str) else "json"
     if "enum" in schema:
         vals = schema["enum"]
-        if isinstance(vals, list) and vals and all(isinstance(v, str) for v in vals):
+        if not isinstance(vals, list) or not vals:
+            return "json"
+        if all(isinstance(v, str) for v in vals):
             return "enum"
-        return "raw" if any(isinstance(v, str) for v in vals or []) else "json"
+        return "raw" if any(isinstance(v, str) for v in vals) else "json"
     t = schema.get("type")
     if t == "string":
         if "pattern" in schema:
             if "minLength" in schema or "maxLength" in schema:
                 raise UnsupportedSchemaError("pattern together with minLength/maxLength", f"{path}.pattern")
+            if not isinstance(schema["pattern"], str):
+                return "json"
             return ("pattern", schema["pattern"])
-        lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
+        lo, hi = length_bounds(schema, path)
         if lo == 0 and hi is None:
             return "raw"
-        return (lo, int(hi) if hi is not None else None)
+        return (lo, hi)
     if isinstance(t, list) and "string" in t:
         return "raw"
     for key in ("anyOf", "oneOf"):
-        if key in schema and any(_xml_kind(b, ctx, path) != "json" for b in schema[key]):
-            return "raw"
+        if key in schema:
+            branches = schema[key]
+            if not isinstance(branches, list):
+                return "json"
+            if any(_xml_kind(b, ctx, path, _refs) != "json" for b in branches):
+                return "raw"
     if t is None and not any(
         k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items", "minimum", "maximum")
     ):

@@ -109,6 +109,9 @@ class Until(Expr):
     excludes: tuple[str, ...] = ()
     first_not: str = ""
     nonempty: bool = False
+    #: ``(prefix, chars)``: in a forbidden string starting with ``prefix``, any run of ``chars`` (even
+    #: none) may stand right after it (raw XML values: ``</parameter>``, whitespace, ``<parameter=``)
+    gap: tuple[str, str] = ()  # type: ignore[assignment]
 
     __hash__ = _cached_hash
 
@@ -136,12 +139,13 @@ class Token(Expr):
 
     ``follow`` is text that always comes right after the token: Lark's lexer takes the
     first (greedy) regex match, so a token that could also eat the start of ``follow``
-    (a raw value before ``"\n</parameter>"``) gets a look-ahead for it.
+    (a raw value before ``"\n</parameter>"``) gets a look-ahead for it.  A tuple means one
+    of these texts (the closing tag of a raw XML value, which a value may also contain).
     """
 
     expr: Expr
     kind: str
-    follow: str = ""
+    follow: str | tuple[str, ...] = ""
 
     __hash__ = _cached_hash
 
@@ -170,16 +174,23 @@ def seq(*items: Expr) -> Expr:
 
 def alt(*items: Expr) -> Expr:
     """A flattened, de-duplicated alternation."""
-    out: list[Expr] = []
+    out: dict[Expr, None] = {}  # insertion-ordered set: linear in the number of items
     for it in items:
         for p in it.items if isinstance(it, Alt) else (it,):
-            if p not in out:
-                out.append(p)
-    return out[0] if len(out) == 1 else Alt(tuple(out))
+            out.setdefault(p, None)
+    keys = tuple(out)
+    return keys[0] if len(keys) == 1 else Alt(keys)
 
 
 def opt(item: Expr) -> Expr:
     return Rep(item, 0, 1)
+
+
+def up_to(item: Expr, n: int | None) -> Expr:
+    """``item`` repeated at most ``n`` times (``None``: any number; ``0``: nothing)."""
+    if n == 0:
+        return EMPTY
+    return Rep(item, 0, n)
 
 
 @dataclass

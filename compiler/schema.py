@@ -84,6 +84,36 @@ UNSUPPORTED = frozenset(
     }
 )
 TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
+#: Deepest nesting of a tool's ``parameters`` document, counted in JSON objects and arrays
+#: (``{"properties": {"a": {...}}}`` is two levels per schema level).
+MAX_SCHEMA_DEPTH = 128
+
+
+def _bad_char(text: str) -> str | None:
+    """A character no grammar or UTF-8 output can carry in a name: a control character or a lone surrogate."""
+    for ch in text:
+        cp = ord(ch)
+        if cp < 0x20 or 0x7F <= cp <= 0x9F or 0xD800 <= cp <= 0xDFFF:
+            return ch
+    return None
+
+
+def check_document(doc: Any, path: str) -> None:
+    """Reject a schema document nested deeper than :data:`MAX_SCHEMA_DEPTH`, or holding a string or
+    key with a lone surrogate (which no UTF-8 text can contain). Iterative: any depth is safe."""
+    stack: list[tuple[Any, str, int]] = [(doc, path, 1)]
+    while stack:
+        node, where, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > MAX_SCHEMA_DEPTH:
+                raise SchemaError(f"the schema is nested more than {MAX_SCHEMA_DEPTH} levels deep", where)
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            for k, v in items:
+                if isinstance(k, str) and any(0xD800 <= ord(ch) <= 0xDFFF for ch in k):
+                    raise SchemaError(f"key {k!r} contains a lone surrogate", where)
+                stack.append((v, f"{where}.{k}" if isinstance(node, dict) else f"{where}[{k}]", depth + 1))
+        elif isinstance(node, str) and any(0xD800 <= ord(ch) <= 0xDFFF for ch in node):
+            raise SchemaError(f"string {node[:40]!r} contains a lone surrogate", where)
 
 
 @dataclass(frozen=True)
@@ -107,6 +137,8 @@ class SchemaContext:
 
     def resolve(self, ref: str, path: str) -> tuple[Any, str]:
         """Resolve a local ``$ref`` (``#``, ``#/$defs/x``, any local JSON pointer)."""
+        if not isinstance(ref, str):
+            raise SchemaError("$ref must be a string", path)
         if not ref.startswith("#"):
             raise UnsupportedSchemaError(f"only local $ref ('#/...') is supported, got {ref!r}", path)
         node: Any = self.root
@@ -164,7 +196,7 @@ def load_tools(tools: Any) -> list[Tool]:
         name = fn.get("name")
         if not isinstance(name, str) or not name:
             raise SchemaError("function.name must be a non-empty string", f"{path}.name")
-        if any(c in name for c in "<>\"'\n\t ()[]{}=,"):
+        if any(c in name for c in "<>\"'\n\t ()[]{}=,") or _bad_char(name):
             raise SchemaError(f"function name {name!r} contains characters no format can carry", f"{path}.name")
         if name in seen:
             raise SchemaError(f"duplicate tool name {name!r}", f"{path}.name")
@@ -174,6 +206,7 @@ def load_tools(tools: Any) -> list[Tool]:
             params = {"type": "object", "properties": {}}
         if not isinstance(params, dict):
             raise SchemaError("parameters must be a JSON schema object", f"{path}.parameters")
+        check_document(params, f"{path}.parameters")
         ptype = params.get("type", "object")
         if ptype != "object" and "$ref" not in params:
             raise SchemaError(f"parameters must have type 'object', got {ptype!r}", f"{path}.parameters.type")

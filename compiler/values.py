@@ -15,6 +15,14 @@ from .schema import ANNOTATIONS, TYPES, SchemaContext
 
 Syntax = Literal["json", "python"]
 
+#: Largest ``minLength``/``maxLength`` a grammar carries (llama.cpp expands a bounded repetition
+#: into one rule per count, and Python's ``re`` caps counts at 2**32).
+MAX_LENGTH = 10_000
+#: Largest ``minItems``/``maxItems`` (arrays repeat a whole value rule).
+MAX_ITEMS = 1_000
+#: Most decimal digits of an integer ``minimum``/``maximum`` (the range rules grow with the digits).
+MAX_INT_DIGITS = 40
+
 DIGIT = Chars(((ord("0"), ord("9")),))
 DIGIT19 = Chars(((ord("1"), ord("9")),))
 HEX = Chars(((ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))))
@@ -212,10 +220,13 @@ class ValueBuilder:
 
     def array(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         prefix = schema.get("prefixItems") or []
+        if not isinstance(prefix, list):
+            raise SchemaError("prefixItems must be an array of schemas", f"{path}.prefixItems")
         items = schema.get("items", {})
-        lo = int(schema.get("minItems", 0))
-        hi = schema.get("maxItems")
-        hi = int(hi) if hi is not None else None
+        if not isinstance(items, (dict, bool)):
+            raise SchemaError("items must be a schema (an object or a boolean)", f"{path}.items")
+        lo = count(schema, "minItems", path, MAX_ITEMS) or 0
+        hi = count(schema, "maxItems", path, MAX_ITEMS)
         if hi is not None and hi < lo:
             raise SchemaError("maxItems is smaller than minItems", f"{path}.maxItems")
         comma = self.punct(",")
@@ -334,9 +345,8 @@ class ValueBuilder:
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         if "pattern" in schema:
             return self.g.shared(hint, self._pattern(schema, path))
-        lo = int(schema.get("minLength", 0))
-        hi = schema.get("maxLength")
-        return self.string(lo, int(hi) if hi is not None else None)
+        lo, hi = length_bounds(schema, path)
+        return self.string(lo, hi)
 
     def _pattern(self, schema: dict[str, Any], path: str) -> Expr:
         if "minLength" in schema or "maxLength" in schema:
@@ -429,9 +439,20 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
     that is not declared cannot be enforced: a :class:`SchemaError` when no extra key may carry
     it, otherwise unsupported (rejected unless permissive).
     """
-    props: dict[str, Any] = schema.get("properties") or {}
-    required = set(schema.get("required") or [])
+    props = schema.get("properties")
+    if props is None:
+        props = {}
+    if not isinstance(props, dict):
+        raise SchemaError("properties must be an object mapping names to schemas", f"{path}.properties")
+    req = schema.get("required")
+    if req is None:
+        req = []
+    if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
+        raise SchemaError("required must be an array of property names", f"{path}.required")
+    required = set(req)
     ap = schema.get("additionalProperties")
+    if ap is not None and not isinstance(ap, (bool, dict)):
+        raise SchemaError("additionalProperties must be a boolean or a schema", f"{path}.additionalProperties")
     extra = ap not in (None, False) or (ap is None and "properties" not in schema)
     for name in sorted(required - set(props)):
         if not extra:
@@ -462,6 +483,12 @@ def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | No
             return None
         if not isinstance(v, (int, float)):
             raise SchemaError(f"{key} must be a number", f"{path}.{key}")
+        if not math.isfinite(v):
+            raise SchemaError(f"{key} must be a finite number", f"{path}.{key}")
+        if abs(v) >= 10**MAX_INT_DIGITS:
+            raise UnsupportedSchemaError(
+                f"{key} has more than {MAX_INT_DIGITS} digits, more than toolgram's limit", f"{path}.{key}"
+            )
         return v
 
     if (v := num("minimum")) is not None:
@@ -480,14 +507,25 @@ def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | No
 def _merge_all_of(schema: dict[str, Any], path: str) -> dict[str, Any]:
     """Merge ``allOf`` branches of objects (properties, required) -- llama.cpp's reading."""
     merged = {k: v for k, v in schema.items() if k != "allOf"}
-    for i, branch in enumerate(schema["allOf"]):
+    branches = schema["allOf"]
+    if not isinstance(branches, list) or not branches:
+        raise SchemaError("allOf must be a non-empty array", f"{path}.allOf")
+    for key, kind in (("properties", dict), ("required", list)):
+        if key in merged and not isinstance(merged[key], kind):
+            raise SchemaError(f"{key} must be an {'object' if kind is dict else 'array'}", f"{path}.{key}")
+    for i, branch in enumerate(branches):
         if not isinstance(branch, dict) or "$ref" in branch or "anyOf" in branch or "oneOf" in branch:
             raise UnsupportedSchemaError("allOf is supported only over plain object schemas", f"{path}.allOf[{i}]")
         for k, v in branch.items():
             if k == "properties":
+                if not isinstance(v, dict):
+                    raise SchemaError("properties must be an object mapping names to schemas",
+                                      f"{path}.allOf[{i}].properties")
                 merged.setdefault("properties", {})
                 merged["properties"] = {**merged["properties"], **v}
             elif k == "required":
+                if not isinstance(v, list) or not all(isinstance(r, str) for r in v):
+                    raise SchemaError("required must be an array of property names", f"{path}.allOf[{i}].required")
                 merged["required"] = list(dict.fromkeys([*merged.get("required", []), *v]))
             elif k in merged and merged[k] != v:
                 raise UnsupportedSchemaError(f"allOf branches disagree on {k!r}", f"{path}.allOf[{i}].{k}")
@@ -496,4 +534,27 @@ def _merge_all_of(schema: dict[str, Any], path: str) -> dict[str, Any]:
     return merged
 
 
-__all__ = ["ValueBuilder", "int_range", "JSON_WS", "WS"]
+def count(schema: dict[str, Any], key: str, path: str, limit: int) -> int | None:
+    """A non-negative integer keyword (``minLength``, ``maxItems`` ...), at most ``limit``; None when absent."""
+    if key not in schema:
+        return None
+    v = schema[key]
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise SchemaError(f"{key} must be a non-negative integer, got {v!r}", f"{path}.{key}")
+    if v > limit:
+        raise UnsupportedSchemaError(f"{key} {v} is larger than toolgram's limit of {limit}", f"{path}.{key}")
+    return v
+
+
+def length_bounds(schema: dict[str, Any], path: str) -> tuple[int, int | None]:
+    """``(minLength, maxLength)`` of a string schema: non-negative, ordered, at most MAX_LENGTH."""
+    lo = count(schema, "minLength", path, MAX_LENGTH) or 0
+    hi = count(schema, "maxLength", path, MAX_LENGTH)
+    if hi is not None and lo > hi:
+        raise SchemaError(f"minLength {lo} is larger than maxLength {hi}", f"{path}.minLength")
+    return lo, hi
+
+
+__all__ = ["ValueBuilder", "int_range", "count", "length_bounds", "JSON_WS", "WS", "MAX_LENGTH", "MAX_ITEMS"]

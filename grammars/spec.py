@@ -24,6 +24,27 @@ class XmlCall:
     function_end: str = "</function>\n"
     values: Literal["xml"] = "xml"
 
+    @property
+    def value_stops(self) -> tuple[str, ...]:
+        """The texts that end a raw value (vLLM's rule): the closing tag followed by the next
+        ``<parameter=`` or by ``</function>``, as the format writes them (``</parameter>\n<parameter=``,
+        ``</parameter>\n</function>``); any whitespace (`` \t\n\r``, even none) may replace the ``\n``.
+        The first such text after the value's opening padding ends it, so a value may contain
+        ``</parameter>``, ``<parameter=`` or ``<tool_call>`` anywhere else, but never the closing tag,
+        whitespace and then ``<parameter=`` or ``</function>``."""
+        close = self.param_end[len(self.value_pad_close):]
+        return (close + self.param_open, close + self.function_end.rstrip("\n"))
+
+    @property
+    def value_pad_open(self) -> str:
+        """Padding the template writes before a raw value (Qwen3-Coder: ``\n``; Seed-OSS: none)."""
+        return self.param_name_end[1:] if self.param_name_end.startswith(">") else ""
+
+    @property
+    def value_pad_close(self) -> str:
+        """Padding the template writes after a raw value, before ``</parameter>``."""
+        return self.param_end[: len(self.param_end) - len(self.param_end.lstrip("\n"))]
+
 
 @dataclass(frozen=True)
 class JsonCall:

@@ -166,7 +166,7 @@ class EbnfPrinter(BnfPrinter):
         same language: no first-character rule, possibly empty, and no stop that could start
         inside a forbidden string's tail (then the first occurrence is always the one we stop at).
         """
-        if u.first_not or u.nonempty or not _dispatch_safe(u):
+        if u.first_not or u.nonempty or u.gap or not _dispatch_safe(u):
             return super().until(u)
         key = f"free-{len([n for n in self.extra if n.startswith('free-')]) + 1}"
         excludes = ", ".join(self.lit(x) for x in dict.fromkeys(u.stops + u.excludes))

@@ -9,6 +9,7 @@ conflicts (Lark's ``strict`` mode), else Earley is the parser to use.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
@@ -116,12 +117,16 @@ class LarkPrinter:
             return r
         return f"(?:{r})"
 
-    def terminal(self, e: Expr, kind: str, follow: str = "") -> str:
+    def terminal(self, e: Expr, kind: str, follow: str | tuple[str, ...] = "") -> str:
         """A terminal for ``e``; a nullable token becomes ``TERM?`` over its non-empty part."""
         optional = nullable(e, self.g)
         if optional:
             e = _nonempty(e, self.g)
-        rx = self.regex(e) + (f"(?={rx_escape(follow)})" if follow else "")
+        rx = self.regex(e)
+        if isinstance(follow, tuple):
+            rx += "(?=" + "|".join(rx_escape(f) for f in follow) + ")"
+        elif follow:
+            rx += f"(?={rx_escape(follow)})"
         name = self.terminals.get(rx)
         if name is None:
             self._term_count += 1
@@ -262,7 +267,7 @@ def _nonempty(e: Expr, g: Grammar) -> Expr:
     if isinstance(e, Alt):
         return alt(*(_nonempty(i, g) if nullable(i, g) else i for i in e.items if i != EMPTY))
     if isinstance(e, Until):
-        return Until(e.stops, e.followed, e.excludes, e.first_not, True)
+        return replace(e, nonempty=True)
     if isinstance(e, Token):
         return _nonempty(e.expr, g)
     if isinstance(e, Seq):

@@ -45,7 +45,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...grammars.spec import FormatSpec, PythonCall, XmlCall
-from ..ir import EMPTY, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
+from ..ir import EMPTY, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq, up_to
 from ..options import Options
 from ..schema import Tool
 from ..values import JSON_WS, WS
@@ -133,10 +133,12 @@ class _Emitter:
         sc = self.spec.scope
         if not self.opts.parallel:
             more: Expr = EMPTY
-        elif sc.per_call:
-            more = Rep(seq(WS, Lit(sc.open), self.one, Lit(sc.close)), 0, None)
         else:
-            more = Rep(seq(WS, Lit(sc.separator), WS, self.one), 0, None)
+            n = None if self.opts.max_calls is None else self.opts.max_calls - 1  # max_tool_calls
+            if sc.per_call:
+                more = up_to(seq(WS, Lit(sc.open), self.one, Lit(sc.close)), n)
+            else:
+                more = up_to(seq(WS, Lit(sc.separator), WS, self.one), n)
         return seq(more, after)
 
     # -- regions ------------------------------------------------------------------------------------
