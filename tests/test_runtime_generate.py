@@ -202,3 +202,145 @@ def test_default_format_is_hermes_for_smollm2(gen: Any) -> None:
     assert gen.detected is None
     fmt, note = gen.resolve_format(None)
     assert fmt == "hermes" and note and "hermes" in note
+
+
+# ----------------------------------------------------------------------------- issues 8, 10, 11, 12
+
+
+def test_allowed_tools_reach_the_parser() -> None:
+    from toolgram.runtime.generator import Generator
+
+    text = '<tool_call>\n{"name": "get_forecast", "arguments": {"location": "Rome", "days": 3}}\n</tool_call>'
+    opts = Generator._parse_options("auto", None, "none", ["get_weather"], None)
+    for constrained in (True, False):
+        msg = Generator._parse("hermes", text, TOOLS, constrained, opts)
+        assert msg["tool_calls"] == [] and msg["content"] and msg["diagnostics"], msg
+    opts = Generator._parse_options("auto", None, "none", ["get_forecast"], None)
+    assert Generator._parse("hermes", text, TOOLS, True, opts)["tool_calls"]
+
+
+def test_allowed_tools_in_generation(gen: Any) -> None:
+    result = gen.chat(QUESTION, TOOLS, tool_choice="required", format="hermes", reasoning="none",
+                      max_new_tokens=MAX_NEW, allowed_tools=["get_forecast"], max_tool_calls=1)
+    calls = check(result, "hermes", parallel=None, only="get_forecast")
+    assert len(calls) == 1
+
+
+def test_stopping_at_max_new_tokens_is_length(gen: Any) -> None:
+    # SmolLM2 repeats calls under parallel_tool_calls until the limit
+    result = gen.chat(QUESTION, TOOLS, tool_choice="required", parallel_tool_calls=True, format="hermes",
+                      reasoning="none", max_new_tokens=48)
+    msg = result["message"]
+    assert result["usage"]["completion_tokens"] == 48
+    assert msg["finish_reason"] == "length"
+    assert "max_new_tokens" in [d["code"] for d in msg["diagnostics"]]
+
+
+def test_max_tool_calls_bounds_the_calls(gen: Any) -> None:
+    result = gen.chat(QUESTION, TOOLS, tool_choice="required", parallel_tool_calls=True, format="hermes",
+                      reasoning="none", max_new_tokens=MAX_NEW, max_tool_calls=2)
+    msg = result["message"]
+    assert 1 <= len(msg["tool_calls"]) <= 2 and msg["finish_reason"] == "tool_calls", result["text"]
+    check(result, "hermes", parallel=True)
+
+
+def test_context_error_gives_the_real_prompt_length(gen: Any) -> None:
+    long = [{"role": "user", "content": "word " * 12000}]  # past the tokenizer's 8192-token truncation
+    with pytest.raises(toolgram.ToolgramError) as err:
+        gen.chat(long, TOOLS, format="hermes")
+    n = int(str(err.value).split("the prompt is ")[1].split()[0])
+    assert 12000 <= n < 12600 and str(gen.context_length) in str(err.value)
+
+
+def test_load_failure_keeps_openvinos_useful_line(tmp_path: Any) -> None:
+    from toolgram.runtime.generator import Generator
+
+    with pytest.raises(toolgram.ToolgramError) as err:
+        Generator(tmp_path)
+    text = str(err.value)
+    assert "Could not find a model in the directory" in text
+    assert ".cpp" not in text and "jenkins" not in text
+
+
+def test_generator_imports_no_package_face_and_no_test_adapters() -> None:
+    import ast
+    from pathlib import Path
+
+    import toolgram.runtime.generator as mod
+
+    tree = ast.parse(Path(mod.__file__).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            assert not any(a.name == "toolgram" or a.name.startswith("toolgram.") for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            target = "." * node.level + (node.module or "")
+            assert not target.startswith(("toolgram", "..engines")), target
+            assert target != "..", "from .. import ...: the package face"
+
+
+@pytest.fixture(scope="module")
+def small_cache() -> Any:
+    from toolgram.runtime.generator import Generator
+
+    return Generator(max_grammars=2)
+
+
+def _tools(i: int) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": f"tool_{i}", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string", "maxLength": 12}}, "required": ["city"]}}}]
+
+
+def _one(g: Any, i: int) -> dict[str, Any]:
+    return g.chat(QUESTION, _tools(i), tool_choice="required", format="hermes", reasoning="none",
+                  max_new_tokens=2)
+
+
+def test_repeated_tool_sets_reuse_the_compiled_grammar(small_cache: Any) -> None:
+    first = _one(small_cache, 0)
+    again = _one(small_cache, 0)
+    t1, t2 = first["timings"], again["timings"]
+    assert t1["grammar_reused"] is False and t2["grammar_reused"] is True and t2["compile_cache_hit"] is True
+    # OpenVINO keeps the compiled grammar by its text: no recompile
+    assert t2["grammar_compile_ms"] < max(t1["grammar_compile_ms"] / 4, 30), (t1, t2)
+    reloads = small_cache.reloads
+    _one(small_cache, 1)
+    assert small_cache.cached_grammars == 2 and small_cache.reloads == reloads
+    _one(small_cache, 2)  # a third distinct grammar: the pipeline is reloaded, holding only this one
+    assert small_cache.reloads == reloads + 1 and small_cache.cached_grammars == 1
+    assert _one(small_cache, 0)["timings"]["grammar_reused"] is False
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@pytest.mark.slow
+def test_memory_is_bounded_over_many_distinct_tool_sets() -> None:
+    from toolgram.runtime.generator import Generator
+
+    g = Generator(max_grammars=4)
+    for i in range(4):
+        _one(g, 100 + i)
+    full = _rss_mb()
+    peak = full
+    for i in range(20):
+        _one(g, 200 + i)
+        peak = max(peak, _rss_mb())
+    assert g.reloads == 5 and g.cached_grammars == 4
+    # unbounded, 20 more grammars would add ~20 x 20-40 MB; bounded, the peak stays near the 4-grammar level
+    assert peak - full < 200, (full, peak)
+
+
+def test_generate_without_arguments_prints_a_tool_call(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "toolgram.cli", "generate"], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("tool call get_"), out.stdout
+    assert " = " in out.stdout and "--json" in out.stderr

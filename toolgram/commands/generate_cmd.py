@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,11 +29,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--prompt", default=None, help="the user message")
     src.add_argument("--messages", default=None, help="a JSON file with an OpenAI messages array")
-    p.add_argument("--tool-choice", default="auto", help="auto|required|none|NAME (function:NAME)")
+    p.add_argument("--tool-choice", default=None, help="auto|required|none|NAME (function:NAME); default auto "
+                   "(required for the bundled example)")
     p.add_argument("--allowed-tools", default=None, help="comma-separated tool names allowed for any choice")
     p.add_argument("--parallel", dest="parallel", action="store_true", default=None,
                    help="allow several calls (default: per format)")
     p.add_argument("--no-parallel", dest="parallel", action="store_false")
+    p.add_argument("--max-tool-calls", type=int, default=None, help="at most this many calls (enforced by the "
+                   "grammar; 1 for the bundled example)")
     p.add_argument("--reasoning", choices=("none", "optional", "forced"), default=None)
     p.add_argument("--max-new-tokens", type=int, default=256)
     p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
@@ -77,6 +81,20 @@ class _StreamPrinter:
             self.open = None
 
 
+def readable_call(call: dict[str, Any]) -> str:
+    """A call as ``tool call get_weather (call_0)`` and one ``name = value`` line per argument."""
+    fn = call["function"]
+    head = f"tool call {fn['name']} ({call['id']})"
+    try:
+        args = json.loads(fn["arguments"])
+    except ValueError:  # cut off: the arguments as received
+        return f"{head}\n    arguments (incomplete): {fn['arguments']}"
+    if not isinstance(args, dict) or not args:
+        return f"{head}, no arguments" if args == {} else f"{head}\n    arguments: {fn['arguments']}"
+    lines = [f"    {k} = {json.dumps(v, ensure_ascii=False)}" for k, v in args.items()]
+    return "\n".join([head, *lines])
+
+
 def _summary(result: dict[str, Any], fmt: str) -> str:
     u, t = result["usage"], result["timings"]
 
@@ -92,11 +110,17 @@ def run(args: argparse.Namespace) -> int:
     if args.max_new_tokens < 1:
         raise ToolgramError("--max-new-tokens must be at least 1")
     tools: list[dict[str, Any]] | None = None
+    tool_choice = args.tool_choice or "auto"
+    max_tool_calls = args.max_tool_calls
     if args.tools is None and args.prompt is None and args.messages is None:
         tools = read_json_file(str(EXAMPLE_TOOLS), "example tools")
         messages = [{"role": "user", "content": EXAMPLE_PROMPT}]
+        if args.tool_choice is None:  # SmolLM2 answers in prose under auto; show a call
+            tool_choice = "required"
+            max_tool_calls = 1 if max_tool_calls is None else max_tool_calls
         _note(f"no --tools and no prompt: running the bundled example ({EXAMPLE_TOOLS.name}, "
-              f"prompt {EXAMPLE_PROMPT!r})")
+              f"prompt {EXAMPLE_PROMPT!r}, tool_choice {tool_choice}"
+              f"{f', max_tool_calls {max_tool_calls}' if max_tool_calls else ''})")
     else:
         if args.tools is not None:
             tools = read_json_file(args.tools, "tools")
@@ -119,8 +143,9 @@ def run(args: argparse.Namespace) -> int:
         get_format(args.format)
     allowed = [s.strip() for s in args.allowed_tools.split(",") if s.strip()] if args.allowed_tools else None
     if tools:
-        compile_tools(args.format or "hermes", tools, dialect="ebnf", tool_choice=args.tool_choice,
-                      parallel_tool_calls=args.parallel, reasoning=args.reasoning, allowed_tools=allowed)
+        extra: dict[str, Any] = {"max_tool_calls": max_tool_calls} if max_tool_calls is not None else {}
+        compile_tools(args.format or "hermes", tools, dialect="ebnf", tool_choice=tool_choice,
+                      parallel_tool_calls=args.parallel, reasoning=args.reasoning, allowed_tools=allowed, **extra)
 
     from ..runtime.generator import Generator
 
@@ -134,9 +159,10 @@ def run(args: argparse.Namespace) -> int:
 
     out = sys.stderr if args.json else sys.stdout
     printer = _StreamPrinter(out) if args.stream else None
-    result = gen.chat(messages, tools, tool_choice=args.tool_choice, parallel_tool_calls=args.parallel,
+    result = gen.chat(messages, tools, tool_choice=tool_choice, parallel_tool_calls=args.parallel,
                       format=fmt, reasoning=args.reasoning, max_new_tokens=args.max_new_tokens,
-                      temperature=args.temperature, seed=args.seed, on_delta=printer, allowed_tools=allowed)
+                      temperature=args.temperature, seed=args.seed, on_delta=printer, allowed_tools=allowed,
+                      max_tool_calls=max_tool_calls)
     message = result["message"]
     if printer is not None:
         printer.flush_call()
@@ -147,10 +173,12 @@ def run(args: argparse.Namespace) -> int:
         if message.get("content"):
             print(message["content"])
         for call in message.get("tool_calls") or []:
-            print(f"[{call['id']}] {call['function']['name']} {call['function']['arguments']}")
+            print(readable_call(call))
     for d in message.get("diagnostics") or []:
         _note(f"diagnostic {d.get('code')}: {d.get('message')}")
     print(_summary(result, fmt), file=sys.stderr)
+    if not args.json:
+        _note("add --json for the message (tool_calls with JSON arguments), usage and timings as one JSON line")
     if args.json:
         print_json({"message": message, "usage": result["usage"], "timings": result["timings"]}, args.pretty)
     return 0
