@@ -132,6 +132,8 @@ class ValueBuilder:
         self.ctx = ctx
         self.prefix = prefix
         self._refs: dict[str, Ref] = {}
+        #: $refs being built with no value text read since (a cycle back to one is left recursion)
+        self._head: set[str] = set()
 
     # -- punctuation -------------------------------------------------------------------------
     def punct(self, text: str) -> Expr:
@@ -327,6 +329,9 @@ class ValueBuilder:
         if not isinstance(ref, str):
             raise SchemaError("$ref must be a string", f"{path}.$ref")
         if ref in self._refs:
+            if ref in self._head:
+                raise SchemaError(f"$ref cycle through {ref!r} that reads no value text (left recursion)",
+                                  f"{path}.$ref")
             return self._refs[ref]
         target, tpath = self.ctx.resolve(ref, f"{path}.$ref")
         chain = {ref}
@@ -339,7 +344,11 @@ class ValueBuilder:
         self._refs[ref] = Ref(name)
         extra = {k: v for k, v in schema.items() if k != "$ref" and k not in ("description", "title")}
         merged = {**target, **extra} if extra and isinstance(target, dict) else target
-        self.g.rules[name] = self.value(merged, tpath, name)
+        self._head.add(ref)
+        try:
+            self.g.rules[name] = self.value(merged, tpath, name)
+        finally:
+            self._head.discard(ref)
         return Ref(name)
 
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
@@ -383,10 +392,18 @@ class ValueBuilder:
         return self.null()
 
     def _t_object(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
-        return self.g.shared(hint, self.obj(schema, path, hint))
+        saved, self._head = self._head, set()  # "{" is read first: a $ref inside is not left recursion
+        try:
+            return self.g.shared(hint, self.obj(schema, path, hint))
+        finally:
+            self._head = saved
 
     def _t_array(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
-        return self.g.shared(hint, self.array(schema, path, hint))
+        saved, self._head = self._head, set()
+        try:
+            return self.g.shared(hint, self.array(schema, path, hint))
+        finally:
+            self._head = saved
 
 
 _PUNCT_NAMES = {"{": "LBRACE", "}": "RBRACE", "[": "LSQB", "]": "RSQB", ",": "COMMA", ":": "COLON"}
@@ -483,7 +500,7 @@ def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | No
             return None
         if not isinstance(v, (int, float)):
             raise SchemaError(f"{key} must be a number", f"{path}.{key}")
-        if not math.isfinite(v):
+        if isinstance(v, float) and not math.isfinite(v):
             raise SchemaError(f"{key} must be a finite number", f"{path}.{key}")
         if abs(v) >= 10**MAX_INT_DIGITS:
             raise UnsupportedSchemaError(

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import ToolgramError
+from ..compiler.schema import load_tools
+from ..errors import SchemaError, ToolgramError, UnsupportedSchemaError
 from ..grammars import FORMATS
 
 
@@ -39,32 +42,93 @@ def add_tool_options(p: argparse.ArgumentParser, *, tools_required: bool = True)
         help="reasoning block (default: optional for formats with reasoning tags, else none)",
     )
     p.add_argument(
+        "--max-tool-calls",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="at most N calls, enforced by the grammar (default: no limit; --no-parallel means 1)",
+    )
+    p.add_argument(
         "--permissive",
         action="store_true",
         help="ignore schema keywords a grammar cannot enforce instead of failing (listed as 'relaxed')",
     )
 
 
-def read_json_file(path: str, what: str) -> Any:
+def _positive_int(text: str) -> int:
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return n
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def read_json_file(path: str, what: str) -> Any:
+    """Read a JSON file (``-``: stdin) as UTF-8; every failure is a one-line :class:`ToolgramError`
+    naming the file. ``what == "tools"`` also checks the OpenAI tools shape (:func:`read_tools`)."""
+    if what == "tools":
+        return read_tools(path)
+    return _read_json(path, what)
+
+
+def _read_json(path: str, what: str) -> Any:
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:
         raise ToolgramError(f"cannot read {what}: {exc.strerror}", path) from None
     try:
-        return json.loads(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolgramError(f"{what} is not UTF-8 text (byte {exc.start}: {exc.reason})", path) from None
+    try:
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise ToolgramError(f"{what} is not valid JSON: {exc.msg}", f"{path}:{exc.lineno}:{exc.colno}") from None
+    except RecursionError:
+        raise ToolgramError(f"{what} is nested too deeply to read", path) from None
+    except ValueError as exc:  # NaN/Infinity, or an integer past Python's digit limit
+        reason = str(exc) if "NaN" in str(exc) or "Infinity" in str(exc) else "an integer has too many digits"
+        raise ToolgramError(f"{what} is not valid JSON: {reason}", path) from None
+
+
+def read_tools(path: str) -> Any:
+    """Read an OpenAI tools file and check its shape with :func:`load_tools` (every command the same
+    words); errors name the file and the JSON path (``tools.json: $[0].function.name``)."""
+    tools = _read_json(path, "tools")
+    with tools_file(path):
+        load_tools(tools)
+    return tools
+
+
+@contextmanager
+def tools_file(path: str) -> Iterator[None]:
+    """Re-raise a tools schema error (JSON path ``$...``) with the tools file's name in its path."""
+    try:
+        yield
+    except (SchemaError, UnsupportedSchemaError) as exc:
+        if exc.path and exc.path.startswith("$"):
+            raise type(exc)(exc.message, f"{path}: {exc.path}") from None
+        raise
 
 
 def tool_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments for :func:`toolgram.compile` / :func:`toolgram.parse` from the shared flags."""
     allowed = [s.strip() for s in args.allowed_tools.split(",") if s.strip()] if args.allowed_tools else None
-    return {
+    out = {
         "tool_choice": args.tool_choice,
         "parallel_tool_calls": args.parallel,
         "reasoning": args.reasoning,
         "allowed_tools": allowed,
     }
+    if getattr(args, "max_tool_calls", None) is not None:  # only when given: parse() may not take it yet
+        out["max_tool_calls"] = args.max_tool_calls
+    return out
 
 
 def print_json(obj: Any, pretty: bool = False) -> None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from .. import compile as compile_tools
-from .common import add_format, add_tool_options, read_json_file, tool_kwargs
+from .common import add_format, add_tool_options, read_tools, tool_kwargs, tools_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -22,8 +22,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    tools = read_json_file(args.tools, "tools")
-    bundle = compile_tools(args.format, tools, dialect=args.dialect, permissive=args.permissive, **tool_kwargs(args))
+    tools = read_tools(args.tools)
+    with tools_file(args.tools):
+        bundle = compile_tools(args.format, tools, dialect=args.dialect, permissive=args.permissive,
+                               **tool_kwargs(args))
     if args.json:
         text = json.dumps(bundle.to_json(), ensure_ascii=False, indent=2 if args.pretty else None) + "\n"
     else:

@@ -1,0 +1,264 @@
+"""Hostile tools and schemas at compile time (issue 13 findings 8-11, issue 12 sections 3 and 5):
+every reproducer is a one-line ToolgramError naming the JSON path (CLI: exit 2, the file named),
+never a traceback, and never a grammar that silently drops a constraint or breaks a round trip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import engine_results, tool
+from toolgram.compiler.bundle import compile
+from toolgram.grammars import FORMATS
+from toolgram.runtime.render import render_calls
+
+from toolgram.cli import main
+from toolgram.errors import SchemaError, ToolgramError, UnsupportedSchemaError
+
+DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
+XML = ["seed_oss", "qwen3_coder"]
+
+
+def params(props: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props, **extra}
+
+
+def nested_objects(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(depth):
+        schema = params({"a": schema}, required=["a"])
+    return schema
+
+
+def nested_arrays(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer"}
+    for _ in range(depth):
+        schema = {"type": "array", "items": schema}
+    return params({"a": schema})
+
+
+def one_line_error(fmt: str, tools: Any, dialect: str, match: str, **opts: Any) -> ToolgramError:
+    with pytest.raises(ToolgramError) as info:
+        compile(fmt, tools, dialect=dialect, **opts)
+    err = info.value
+    assert "\n" not in str(err), str(err)
+    assert match in str(err), str(err)
+    return err
+
+
+#: name -> (parameters, the path fragment the error must name)
+SCHEMAS: dict[str, tuple[dict[str, Any], str]] = {
+    "depth_400_objects": (nested_objects(400), "function.parameters"),
+    "depth_400_arrays": (nested_arrays(400), "function.parameters"),
+    "minLength_abc": (params({"x": {"type": "string", "minLength": "abc"}}), "properties.x.minLength"),
+    "minLength_null": (params({"x": {"type": "string", "minLength": None}}), "properties.x.minLength"),
+    "minLength_negative": (params({"x": {"type": "string", "minLength": -5}}), "properties.x.minLength"),
+    "minLength_gt_maxLength": (params({"x": {"type": "string", "minLength": 10, "maxLength": 2}}),
+                               "properties.x.minLength"),
+    "minLength_huge": (params({"x": {"type": "string", "minLength": 10**12}}), "properties.x.minLength"),
+    "minLength_1e12": (params({"x": {"type": "string", "minLength": 1e12}}), "properties.x.minLength"),
+    "maxLength_huge": (params({"x": {"type": "string", "maxLength": 10**12}}), "properties.x.maxLength"),
+    "minItems_x": (params({"x": {"type": "array", "minItems": "x"}}), "properties.x.minItems"),
+    "maxItems_huge": (params({"x": {"type": "array", "maxItems": 10**9}}), "properties.x.maxItems"),
+    "properties_list": (params([]), "function.parameters.properties"),  # type: ignore[arg-type]
+    "properties_string": (params("abc"), "function.parameters.properties"),  # type: ignore[arg-type]
+    "nested_properties_list": (params({"x": {"type": "object", "properties": [1]}}), "properties.x.properties"),
+    "required_int": (params({"x": {"type": "string"}}, required=5), "function.parameters.required"),
+    "required_dicts": (params({"x": {"type": "string"}}, required=[{}]), "function.parameters.required"),
+    "allOf_5": (params({"x": {"allOf": 5}}), "properties.x.allOf"),
+    "allOf_properties_list": (params({"x": {"allOf": [{"properties": [1]}]}}), "properties.x.allOf[0].properties"),
+    "enum_5": (params({"x": {"enum": 5}}), "properties.x.enum"),
+    "anyOf_5": (params({"x": {"anyOf": 5}}), "properties.x.anyOf"),
+    "ref_5": (params({"x": {"$ref": 5}}), "properties.x"),
+    "ref_cycle_anyOf": (params({"x": {"$ref": "#/$defs/a"}},
+                               **{"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "integer"}]}}}), "$ref"),
+    "minimum_huge": (params({"x": {"type": "integer", "minimum": 10**5000}}), "properties.x.minimum"),
+    "minimum_inf": (params({"x": {"type": "integer", "minimum": float("inf")}}), "properties.x.minimum"),
+    "surrogate_enum": (params({"x": {"enum": ["ok", "\ud800"]}}), "properties.x.enum"),
+    "surrogate_key": (params({"\udc00": {"type": "string"}}), "function.parameters.properties"),
+    "type_list_foo": (params({"x": {"type": ["string", "foo"]}}), "properties.x.type"),
+    "schema_false": (params({"x": False}), "properties.x"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCHEMAS))
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_bad_schema_is_a_one_line_error(fmt: str, case: str) -> None:
+    schema, where = SCHEMAS[case]
+    for dialect in DIALECTS:
+        err = one_line_error(fmt, [tool("t", schema)], dialect, where, tool_choice="required")
+        assert err.path and err.path.startswith("$[0]"), err.path
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_lone_surrogate_tool_name(fmt: str) -> None:
+    for dialect in DIALECTS:
+        one_line_error(fmt, [tool("a\ud800b", params({}))], dialect, "$[0].function.name")
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_depth_limit_boundary_compiles(dialect: str) -> None:
+    """The deepest schema toolgram takes (63 nested objects: 127 JSON levels) compiles and loads."""
+    from strategies import load_in_engine
+
+    for fmt in ("hermes", "qwen3_coder", "pythonic"):
+        load_in_engine(compile(fmt, [tool("t", nested_objects(63))], dialect=dialect, tool_choice="required"))
+    one_line_error("hermes", [tool("t", nested_objects(64))], dialect, "nested more than 128 levels")
+
+
+@pytest.mark.parametrize("keyword", [{"not": {"type": "integer"}}, {"if": {"minLength": 2}}, {"multipleOf": 2},
+                                     {"type": ["string", "foo"]}, False])
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_xml_raw_strings_keep_the_keyword_rules(fmt: str, keyword: Any) -> None:
+    """Finding 10: every format applies the same rules to a string property (XML ones used to drop them)."""
+    schema = {"type": "string", **keyword} if isinstance(keyword, dict) and "type" not in keyword else keyword
+    tools = [tool("t", params({"x": schema}))]
+    with pytest.raises(ToolgramError):
+        compile(fmt, tools, dialect="gbnf", tool_choice="required")
+    if isinstance(keyword, dict) and "type" not in keyword:
+        bundle = compile(fmt, tools, dialect="gbnf", tool_choice="required", permissive=True)
+        assert [r["feature"] for r in bundle.relaxed] == list(keyword)
+
+
+# -- names (finding 11) ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["a\\b", "a\\", "ab\\u0041"])
+@pytest.mark.parametrize("fmt", ["hermes", "llama3_json"])
+def test_json_tool_names_are_escaped(fmt: str, name: str) -> None:
+    tools = [tool(name, params({"x": {"type": "string"}}))]
+    text = render_calls(fmt, [(name, {"x": "v"})])
+    for dialect in DIALECTS:
+        bundle = compile(fmt, tools, dialect=dialect, tool_choice="required")
+        for engine, (ok, pos) in engine_results(bundle, text).items():
+            assert ok, f"{dialect}/{engine} rejects at {pos}: {text!r}"
+
+
+@pytest.mark.parametrize("name", ["a\rb", "a\x00b", "a\x0bb", "a\x0cb", "a\x7fb", "a\x85b"])
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_control_characters_in_tool_names_are_rejected(fmt: str, name: str) -> None:
+    one_line_error(fmt, [tool(name, params({}))], "gbnf", "$[0].function.name")
+
+
+@pytest.mark.parametrize("name", ["天气", "a:b", "1abc", "a-b", "a.b"])
+@pytest.mark.parametrize("fmt", ["pythonic", "llama4_pythonic"])
+def test_pythonic_names_are_ascii_identifiers(fmt: str, name: str) -> None:
+    one_line_error(fmt, [tool(name, params({}))], "gbnf", "$[0].function.name")
+    one_line_error(fmt, [tool("f", params({name: {"type": "string"}}))], "gbnf", "$[0].function.parameters.properties")
+
+
+@pytest.mark.parametrize("key", ["a>b", "</parameter>", "</function>", "a<b", "a\nb", ""])
+@pytest.mark.parametrize("fmt", XML)
+def test_xml_property_names_that_break_the_tag(fmt: str, key: str) -> None:
+    one_line_error(fmt, [tool("f", params({key: {"type": "string"}}))], "gbnf", "$[0].function.parameters.properties")
+
+
+#: any assigned character (unassigned code points such as U+40000 lose bytes in the test GGUF's tokenizer)
+NAME_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs", "Cn", "Co"))
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@settings(max_examples=25)
+@given(name=st.text(NAME_CHARS, min_size=1, max_size=6), key=st.text(NAME_CHARS, min_size=1, max_size=6))
+def test_any_name_compiles_and_round_trips_or_is_rejected(fmt: str, name: str, key: str) -> None:
+    """Issue 13's property: a random tool name and property name either compile in every dialect and
+    the rendered call is accepted, or compile rejects them with a ToolgramError naming the path."""
+    tools = [tool(name, params({key: {"type": "string"}}, required=[key]))]
+    text = render_calls(fmt, [(name, {key: "v"})])
+    for dialect in DIALECTS:
+        try:
+            bundle = compile(fmt, tools, dialect=dialect, tool_choice="required")
+        except ToolgramError as err:
+            assert err.path and err.path.startswith("$[0]"), err
+            assert "\n" not in str(err)
+            continue
+        for engine, (ok, pos) in engine_results(bundle, text).items():
+            assert ok, f"{dialect}/{engine} rejects {name!r}/{key!r} at {pos}: {text!r}"
+
+
+# -- tools files (finding 8; issue 12 section 5) ----------------------------------------------------
+
+TOOLS_FILES: dict[str, bytes] = {
+    "latin1": '[{"type": "function", "function": {"name": "caf\xe9"}}]'.encode("latin-1"),
+    "utf16": json.dumps([tool("a")]).encode("utf-16"),
+    "digits_5000": b'[{"type": "function", "function": {"name": "a", "parameters": {"type": "object", "properties": '
+                   b'{"x": {"type": "integer", "maximum": ' + b"9" * 5000 + b"}}}}}]",
+    "nan": b'[{"type": "function", "function": {"name": "a", "parameters": {"type": "object", "properties": '
+           b'{"x": {"type": "integer", "minimum": NaN}}}}}]',
+    "infinity": b'[{"type": "function", "function": {"name": "a", "x": -Infinity}}]',
+    "brackets_100k": b"[" * 100_000,
+    "not_a_list": b'{"type": "function"}',
+    "no_name": b'[{"type": "function", "function": {}}]',
+    "deep_schema": json.dumps([tool("a", nested_objects(400))]).encode(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TOOLS_FILES))
+@pytest.mark.parametrize("command", ["compile", "parse"])
+def test_bad_tools_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, command: str,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "tools.json"
+    path.write_bytes(TOOLS_FILES[case])
+    if command == "parse":
+        import io
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"hello")))
+    code = main([command, "hermes", "--tools", str(path)])
+    out, err = capsys.readouterr()
+    if command == "parse" and case == "digits_5000":
+        # this process lifts Python's digit limit (conftest), and lenient parse needs no grammar
+        assert code == 0, err
+        return
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0], err
+
+
+def test_huge_integer_in_a_real_process(tmp_path: Path) -> None:
+    """Outside the test process Python's 4300-digit limit applies: one line, exit 2."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "tools.json"
+    path.write_bytes(b'[{"type": "function", "function": {"name": "a", "x": ' + b"9" * 5000 + b"}}]")
+    proc = subprocess.run([sys.executable, "-m", "toolgram.cli",
+                           "compile", "hermes", "--tools", str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "too many digits" in proc.stderr
+
+
+def test_tools_shape_errors_are_worded_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    path = tmp_path / "tools.json"
+    path.write_text('[{"type": "function", "function": {"name": "a b"}}]', encoding="utf-8")
+    errors = []
+    for command in ("compile", "parse"):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"hello")))
+        assert main([command, "hermes", "--tools", str(path)]) == 2
+        errors.append(capsys.readouterr().err.strip())
+    assert errors[0] == errors[1] and "$[0].function.name" in errors[0], errors
+
+
+def test_bare_function_objects_are_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tools entry without the {"type": "function"} wrapper is accepted (documented)."""
+    path = tmp_path / "tools.json"
+    path.write_text('[{"name": "a", "parameters": {"type": "object", "properties": {}}}]', encoding="utf-8")
+    assert main(["compile", "hermes", "--tools", str(path)]) == 0
+    bare = compile("hermes", [{"name": "a"}], dialect="ebnf")
+    wrapped = compile("hermes", [tool("a")], dialect="ebnf")
+    assert bare.grammar == wrapped.grammar
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_schema_errors_are_unsupported_or_schema_errors(fmt: str) -> None:
+    """The limit errors are UnsupportedSchemaError (a grammar limit); malformed values SchemaError."""
+    big = [tool("t", params({"x": {"type": "string", "maxLength": 10**12}}))]
+    with pytest.raises(UnsupportedSchemaError, match="limit of 10000"):
+        compile(fmt, big, dialect="lark")
+    bad = [tool("t", params({"x": {"type": "string", "minLength": 10, "maxLength": 2}}))]
+    with pytest.raises(SchemaError):
+        compile(fmt, bad, dialect="gbnf")
