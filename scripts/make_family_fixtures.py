@@ -187,7 +187,9 @@ T: dict[str, dict] = {
                "block, so the turn is cut after <|im_start|>assistant\\n"]),
     "Qwen-Qwen2.5-7B-Instruct": dict(family="Hermes", format="hermes", eot="<|im_end|>", eot_basis=RENDER_ONLY),
     "Qwen-Qwen3-0.6B": dict(family="Hermes", format="hermes", eot="<|im_end|>", eot_basis=RENDER_ONLY,
-                            notes=["turn starts with an empty <think>\\n\\n</think>\\n\\n"]),
+                            notes=["turn starts with an empty <think>\\n\\n</think>\\n\\n: the template writes it "
+                                   "only when the tool-call message is the last message; in history (rendered/"
+                                   "other/Qwen-Qwen3-0.6B.single.txt) the turn has no think block"]),
     "Qwen3-Coder": dict(family="XML function/parameter", format="qwen3_coder", eot="<|im_end|>", eot_basis=RENDER_ONLY),
     "Qwen3.5-4B": dict(family="XML function/parameter", format="qwen3_coder", eot="<|im_end|>", eot_basis=RENDER_ONLY,
                        notes=["turn starts by closing the reasoning the generation prompt opened: \\n</think>\\n\\n"]),

@@ -134,3 +134,29 @@ def test_cases_shape(generated):
             assert set(case["expected"]) == {"content", "reasoning", "calls"}
             for c in case["expected"]["calls"]:
                 assert isinstance(c["name"], str) and isinstance(c["arguments"], dict)
+
+
+# Templates whose last assistant message renders differently from the same message in history
+# (rendered/*.single.txt and *.parallel.txt have the call turn followed by tool results).
+LAST_MESSAGE_DIFFERS = {
+    "Apriel-1.6-15b-Thinker-fixed",  # no "id" keys and no "\n<|end|>" for the last message
+    "unsloth-Apriel-1.5",  # no "id" keys for the last message
+    "Qwen-Qwen3-0.6B",  # empty <think></think> block only for the last message
+}
+
+
+def test_turns_appear_in_vendored_renders(generated):
+    rendered = TEMPLATES / "rendered"
+    for _path, rec in _records(generated):
+        name = rec["template"][: -len(".jinja")]
+        if not rec["renders_calls"]:
+            continue
+        for key, kind in (("one_call", "single"), ("two_calls", "parallel")):
+            if rec[key] is None:
+                continue
+            f = rendered / f"{name}.{kind}.txt"
+            if not f.is_file():
+                f = rendered / "other" / f"{name}.{kind}.txt"
+            text = f.read_text(encoding="utf-8")
+            found = rec[key]["turn"] in text
+            assert found == (name not in LAST_MESSAGE_DIFFERS), (name, kind)
