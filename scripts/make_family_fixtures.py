@@ -411,7 +411,8 @@ def build_template(R: ModuleType, envs: dict, name: str, cfgs: dict, sources: di
         assert prefix.endswith(gp), (name, gp)
     rec["generation_prompt"] = gp
     header = info.get("header")
-    rec["cut"] = {"method": "assistant_header" if header else "prefix", "assistant_header": header,
+    method = None if prefix is None else "assistant_header" if header else "prefix"
+    rec["cut"] = {"method": method, "assistant_header": header,
                   "turn_follows": header if header else gp, "turn_ends_before": info.get("turn_ends_before")}
     if header and gp:
         assert header in gp, (name, header, gp)
