@@ -100,6 +100,7 @@ class _Request:
             if not isinstance(m, dict) or not isinstance(m.get("role"), str):
                 raise ApiError(400, f"messages[{i}] must be an object with a 'role'", f"$.messages[{i}]",
                                "invalid_value")
+        messages = [_flatten_content(m, i) for i, m in enumerate(messages)]
         self.prefill: str | None = None
         if body.get("continue_final_message"):
             last = messages[-1]
@@ -147,6 +148,20 @@ class _Request:
             raise ApiError(400, "only n=1 is supported", "n", "invalid_value")
 
 
+def _flatten_content(message: dict[str, Any], i: int) -> dict[str, Any]:
+    """OpenAI content parts (``[{"type": "text", "text": ...}]``) become one string."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    texts = []
+    for j, part in enumerate(content):
+        if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
+            raise ApiError(400, "only text content parts are supported", f"$.messages[{i}].content[{j}]",
+                           "invalid_value")
+        texts.append(part["text"])
+    return {**message, "content": "".join(texts)}
+
+
 def _chunk(cid: str, created: int, model: str, delta: dict[str, Any] | None, finish: str | None = None,
            usage: dict[str, Any] | None = None) -> str:
     obj: dict[str, Any] = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
@@ -192,6 +207,11 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
         code = "not_found" if exc.status_code == 404 else "http_error"
         return ApiError(exc.status_code, str(exc.detail), None, code).response()
 
+    @app.exception_handler(Exception)
+    async def _internal(_request: Request, exc: Exception) -> JSONResponse:
+        return ApiError(500, f"internal error: {type(exc).__name__}: {exc}", None, "internal_error",
+                        "server_error").response()
+
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"status": "ok", "model": model_id, "format": fmt}
@@ -233,8 +253,13 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
         loop = asyncio.get_running_loop()
         cancel = threading.Event()
         if not req.stream:
+            future = asyncio.wrap_future(executor.submit(run, req, cancel))
             try:
-                result = await asyncio.wrap_future(executor.submit(run, req, cancel))
+                while not future.done():  # a client that hangs up stops its generation
+                    await asyncio.wait({future}, timeout=0.5)
+                    if not future.done() and await request.is_disconnected():
+                        cancel.set()
+                result = future.result()
             except ToolgramError as exc:
                 raise _from_toolgram(exc) from None
             except asyncio.CancelledError:

@@ -302,3 +302,13 @@ def test_client_disconnect_mid_stream_stops_generation(server: Server) -> None:
     _good(server)
     # 2000 tokens at SmolLM2's ~20-60 tok/s would hold the queue for 30 s or more
     assert time.monotonic() - t0 < 25
+
+
+def test_client_giving_up_on_a_non_streamed_request_stops_generation(server: Server) -> None:
+    body = {"model": server.model, "messages": [{"role": "user", "content": "Tell me a very long story."}],
+            "max_tokens": 2000}
+    t0 = time.monotonic()
+    with pytest.raises(httpx.TimeoutException):
+        httpx.post(server.url + "/chat/completions", json=body, timeout=2)
+    _good(server)
+    assert time.monotonic() - t0 < 25
