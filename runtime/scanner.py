@@ -304,12 +304,13 @@ class Scanner:
         return self.pos < n
 
     def _lit(self, lit: str) -> str | bool:
-        """Match ``lit`` at the cursor: True (consumed), False (mismatch) or _WAIT."""
+        """Match ``lit`` at the cursor: True (consumed), False (mismatch) or _WAIT (the buffer ends
+        inside it; at the end of input too: a call cut off inside its syntax is truncated, not invalid)."""
         avail = self.buf[self.pos:self.pos + len(lit)]
         if avail == lit:
             self.pos += len(lit)
             return True
-        if len(avail) < len(lit) and lit.startswith(avail) and not self.final:
+        if len(avail) < len(lit) and lit.startswith(avail):
             return _WAIT
         return False
 
