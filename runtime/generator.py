@@ -245,6 +245,17 @@ class Generator:
                                parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
                                allowed_tools=allowed_tools, **extra)
         grammar = bundle.grammar
+        spec = get_format(fmt)
+        rs = spec.reasoning
+        if prefill and rs is not None and reasoning != "none" and prefill.lstrip().startswith(rs.open) \
+                and rs.close in prefill:
+            # The prefill closes its reasoning block: what follows is the reasoning-free grammar
+            # continued by the rest of the prefill (the IR derivative does not cross free text).
+            rest = prefill[prefill.index(rs.close) + len(rs.close) :]
+            bundle = compile_tools(fmt, tools, dialect="ebnf", tool_choice=tool_choice,
+                                   parallel_tool_calls=parallel_tool_calls, reasoning="none",
+                                   allowed_tools=allowed_tools, **extra)
+            grammar, prefill = bundle.grammar, rest if rest.strip() else ""
         if prefill and bundle.ir is not None:
             try:
                 grammar = prefilled_grammar(bundle.ir, prefill)

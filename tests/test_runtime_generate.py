@@ -344,3 +344,12 @@ def test_generate_without_arguments_prints_a_tool_call(tmp_path: Any) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("tool call get_"), out.stdout
     assert " = " in out.stdout and "--json" in out.stderr
+
+
+def test_prefill_that_closes_reasoning_continues_the_reasoning_free_grammar() -> None:
+    from toolgram.runtime.generator import Generator
+
+    plain = toolgram.compile("hermes", TOOLS, dialect="ebnf", tool_choice="auto", reasoning="none").grammar
+    assert Generator._compile("hermes", TOOLS, "auto", None, None, None, None, "<think>ok</think>\n") == plain
+    forced = Generator._compile("hermes", TOOLS, "auto", None, None, None, None, "<think>ok</think>\n<tool_call>\n")
+    assert forced is not None and forced != plain

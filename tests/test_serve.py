@@ -312,3 +312,21 @@ def test_client_giving_up_on_a_non_streamed_request_stops_generation(server: Ser
         httpx.post(server.url + "/chat/completions", json=body, timeout=2)
     _good(server)
     assert time.monotonic() - t0 < 25
+
+
+def test_streamed_reasoning_content(server: Server) -> None:
+    prefill = "<think>The user wants the weather in Paris.</think>\n<tool_call>\n"
+    stream = server.client().chat.completions.create(
+        model=server.model, messages=[*PARIS, {"role": "assistant", "content": prefill}], tools=TOOLS,
+        tool_choice="required",
+        parallel_tool_calls=False, max_tokens=48, stream=True, extra_body={"continue_final_message": True})
+    reasoning, args, finish = "", "", None
+    for chunk in stream:
+        for choice in chunk.choices:
+            reasoning += getattr(choice.delta, "reasoning_content", None) or ""
+            for tc in choice.delta.tool_calls or []:
+                args += (tc.function and tc.function.arguments) or ""
+            finish = choice.finish_reason or finish
+    assert reasoning == "The user wants the weather in Paris."
+    assert finish == "tool_calls"
+    jsonschema.validate(json.loads(args), SCHEMAS["get_weather"] if "days" not in args else SCHEMAS["get_forecast"])
