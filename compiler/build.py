@@ -151,7 +151,7 @@ class GrammarBuilder:
                         raise UnsupportedSchemaError(
                             f"enum value {v!r} contains a text that ends a raw XML value "
                             f"({' or '.join(map(repr, c.value_stops))})", f"{path}.enum")
-                return alt(*(Lit(v) for v in words))
+                return Token(alt(*(Lit(v) for v in words)), "ENUM")
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
                 return Token(pattern_to_ir(kind[1], raw_char("<"), f"{path}.pattern"), "RAWP", c.param_end)

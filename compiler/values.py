@@ -307,7 +307,8 @@ class ValueBuilder:
             values = schema["enum"]
             if not isinstance(values, list) or not values:
                 raise SchemaError("enum must be a non-empty array", f"{path}.enum")
-            return alt(*(self.literal(v) for v in values))
+            # one token: Lark then builds one terminal (a trie regex), not one per value
+            return Token(alt(*(self.literal(v) for v in values)), "ENUM")
         types = schema.get("type")
         if isinstance(types, list):
             if not types:

@@ -61,6 +61,8 @@ class LarkPrinter:
         self._regex_cache: dict[Expr, str] = {}
         self._term_count = 0
         self._names = {name: self._rule_name(name) for name in grammar.rules}
+        self._hoisted = {name: _hoist(body) for name, body in grammar.rules.items()
+                         if grammar.meta.get(name, ("",))[0] == "call"}
 
     def _rule_name(self, name: str) -> str:
         if name == self.g.root:
@@ -90,6 +92,8 @@ class LarkPrinter:
         if isinstance(e, Seq):
             return "".join(self._group(i, seen) if isinstance(i, Alt) else self.regex(i, seen) for i in e.items)
         if isinstance(e, Alt):
+            if len(e.items) > 8 and all(isinstance(i, Lit) and len(i.text) < 256 for i in e.items):
+                return _trie_regex([i.text for i in e.items])  # e.g. an enum of 50,000 words
             parts = [self.regex(i, seen) for i in e.items]
             # Python's re takes the first alternative that lets the whole pattern match, so put
             # the longest-matching alternatives first (a terminal should take the longest match).
@@ -148,6 +152,12 @@ class LarkPrinter:
         if isinstance(e, Until):
             return self.terminal(e, "TEXT")
         if isinstance(e, Ref):
+            hoisted = self._hoisted.get(e.name)
+            if hoisted:
+                # the call's leading terminals (the one naming the tool among them) stand before the
+                # call rule: Lark's LALR analysis is quadratic in the nonterminals one state can start
+                lead = " ".join(p for p in (self.expr(i, "seq") for i in hoisted[0]) if p)
+                return f"({lead} {self._names[e.name]})" if ctx == "rep" else f"{lead} {self._names[e.name]}"
             return self._names[e.name]
         if isinstance(e, Dispatch):
             return self.expr(e.lowered, ctx)
@@ -199,12 +209,53 @@ class LarkPrinter:
         lines = []
         for name in self.reachable():
             body = self.g.rules[name]
+            if self._hoisted.get(name):
+                body = seq(*self._hoisted[name][1])
             text = self.expr(body)
             lines.append(f"{self._names[name]}: {text}" if text else f"{self._names[name]}: ")
         for rx, name in self.terminals.items():
             # Lark reads \" inside a regex literal as a plain quote, so every quote is written \"
             lines.append(f"{name}.{self.priorities[name]}: /{rx.replace(chr(34), chr(92) + chr(34))}/")
         return "\n".join(lines) + "\n"
+
+
+def _hoist(body: Expr) -> tuple[tuple[Expr, ...], tuple[Expr, ...]] | None:
+    """A call rule's leading terminals (literals and tokens) and the rest, or None when it has none."""
+    items = body.items if isinstance(body, Seq) else (body,)
+    k = 0
+    while k < len(items) and isinstance(items[k], (Lit, Token)):
+        k += 1
+    if k == 0 or not any(isinstance(i, Lit) or (isinstance(i, Token) and _literals(i)) for i in items[:k]):
+        return None
+    return items[:k], items[k:]
+
+
+def _trie_regex(words: list[str]) -> str:
+    """One regex for a set of literal words, as a trie (shared prefixes once; a longer word is tried
+    before its prefix, as Lark's longest match would): linear to match, fast to compile."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        # iterative over single-child chains; recursion only at branches (depth <= distinct branch points)
+        out = ""
+        while len(node) == 1 and "" not in node:
+            (ch, node), = node.items()
+            out += _esc(ch)
+        if not node or list(node) == [""]:
+            return out
+        end = "" in node
+        alts = [_esc(ch) + emit(child) for ch, child in node.items() if ch != ""]
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        if end:
+            body = f"(?:{body})?"
+        return out + body
+
+    return "(?:" + emit(trie) + ")"
 
 
 def _refs(e: Expr) -> list[str]:

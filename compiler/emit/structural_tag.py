@@ -52,6 +52,8 @@ from ..values import JSON_WS, WS
 from .bnf import EbnfPrinter
 
 Fmt = dict[str, Any]
+#: most per-tool ``tag`` parts; more tools share one tag (see :meth:`_Emitter.call_tags`)
+MAX_TAGS = 32
 _EMPTY: Fmt = {"type": "grammar", "grammar": 'root ::= ""\n'}  # OpenVINO rejects an empty const_string
 
 
@@ -98,7 +100,9 @@ class _Emitter:
         """
         c = self.spec.call
         tags: list[Fmt] = []
-        for name, rule in self.calls:
+        # every tag's content repeats the later calls (all tools): past MAX_TAGS tools that is
+        # quadratic, so one tag (the scope opening) holds every call -- the same language
+        for name, rule in self.calls if len(self.calls) <= MAX_TAGS else ():
             head, end = _head_end(c, name)
             body = _strip(self.ir.rules[rule], head, end) if head else None
             if body is None:
