@@ -197,6 +197,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
     app.state.generator = generator
     app.state.model_id = model_id
     app.state.format = fmt
+    app.state.shutting_down = shutting_down  # set it to stop the running generation (SIGTERM)
 
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:

@@ -84,14 +84,33 @@ class Server:
 def server() -> Iterator[Server]:
     srv = Server()
     yield srv
-    # SIGTERM: a clean, prompt shutdown with exit status 0
+    # SIGTERM during a long streamed generation: a clean, prompt shutdown with exit status 0
+    body = {"model": srv.model, "messages": [{"role": "user", "content": "Tell me a very long story."}],
+            "max_tokens": 2000, "stream": True}
+    lines: list[str] = []
+
+    def stream() -> None:
+        try:
+            with httpx.stream("POST", srv.url + "/chat/completions", json=body, timeout=60) as r:
+                lines.extend(line for line in r.iter_lines() if line)
+        except httpx.HTTPError:
+            pass
+
+    reader = threading.Thread(target=stream, daemon=True)
+    reader.start()
+    time.sleep(2)
+    t0 = time.monotonic()
     srv.proc.send_signal(signal.SIGTERM)
     try:
         code = srv.proc.wait(timeout=30)
     finally:
         if srv.proc.poll() is None:
             srv.proc.kill()
+    elapsed = time.monotonic() - t0
+    reader.join(timeout=10)
     assert code == 0, "".join(srv.stderr)[-2000:]
+    assert elapsed < 8, elapsed  # not the 2000 tokens, nor uvicorn's 10 s graceful timeout
+    assert lines and lines[-1] == "data: [DONE]"
 
 
 def check_calls(calls: list[Any], only: str | None = None) -> list[tuple[str, dict[str, Any]]]:

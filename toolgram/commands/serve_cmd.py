@@ -58,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
     model_id = app.state.model_id
 
     class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            app.state.shutting_down.set()  # the running generation stops at its next token
+            super().handle_exit(sig, frame)
+
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
             # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown (exit status 143/130);
