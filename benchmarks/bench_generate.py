@@ -1,38 +1,45 @@
-"""Benchmark: constrained generation with OpenVINO GenAI (and llama.cpp for comparison).
+"""OpenVINO decode with / without the tool grammar (a script, not a test).
 
-Not a test. One run prints, with medians over interleaved pairs (``--pairs``, at least 10):
+``python benchmarks/bench_generate.py [--quick] [--pairs 10] [--tokens 64] [--formats a,b]``
 
-1. decode tok/s with the tool grammar against without it: same prompt, same length
-   (``ignore_eos``), a ``hermes`` grammar whose argument is an unbounded string, so neither run
-   can finish early;
-2. grammar compile ms inside OpenVINO (``perf_metrics.get_grammar_compile_time()``) for 1, 10
-   and 100 tools (fresh tool names each run, so no cache hit);
-3. tool-call generation tok/s, OpenVINO against llama.cpp (llama-cpp-python with
-   ``LlamaGrammar.from_string`` of toolgram's GBNF), same GGUF, same prompt, same grammar,
-   greedy. Both are timed the same way: tokens after the first / time from first to last token.
+1. For every format in ``toolgram.grammars.FORMATS`` and ``tool_choice`` ``required`` and ``auto``:
+   ``Generator.chat`` on SmolLM2-135M (GGUF, CPU) with the tool grammar against the same call with
+   ``tool_choice="none"`` (same rendered prompt, no grammar), one tool whose only argument is an
+   unbounded string, ``ignore_eos`` and a fixed ``max_new_tokens``, so both runs produce the same
+   number of tokens. Median over ``--pairs`` interleaved pairs (order alternates), after one
+   warm-up pair (the warm-up also compiles the grammar, so later runs hit OpenVINO's grammar
+   cache: compile cost is measured separately by ``bench_ov_compile.py``). Two figures per row:
 
-Usage: ``python benchmarks/bench_generate.py [--pairs 10] [--tokens 64] [--threads 2]``
+   (a) time per output token, ``perf_metrics.get_tpot()`` of the pipeline result (the
+       benchmark wraps ``Generator.pipeline`` to see the result ``chat`` gets);
+   (b) ``Generator.chat`` end to end, wall time of the whole call (prompt rendering, toolgram
+       compile, generate, parse).
+
+   Each is given as with ÷ without *speed* (``tpot_without / tpot_with``, ``wall_without /
+   wall_with``): 1.0 is free, target >= 0.97. ``calls`` counts the constrained runs whose output
+   holds a tool call (under ``auto`` a model may stay in free text, where the grammar's cost is
+   that of its free-text automaton).
+2. (``--vs-llamacpp``) tool-call generation tok/s, OpenVINO against llama.cpp (llama-cpp-python,
+   ``LlamaGrammar.from_string`` of toolgram's GBNF), same GGUF, same prompt, same grammar, greedy,
+   both timed from first to last streamed token. (llama.cpp with / without grammar per format is
+   ``bench_llamacpp.py``.)
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import sys
 import time
-import uuid
 from typing import Any
 
+from _common import UNBOUNDED, machine_footer, machine_header, median, ratio, reasoning_off
+from toolgram.grammars import FORMATS
 from toolgram.runtime.generator import Generator
-from toolgram.runtime.prompts import render_prompt
 
 import toolgram
 from toolgram.engines import smollm2_gguf_path
 
-UNBOUNDED = [{"type": "function", "function": {
-    "name": "write_note", "description": "Write a long note",
-    "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}}]
+MESSAGES = [{"role": "user", "content": "Write a long note about the history of Paris. Use the write_note tool."}]
 WEATHER = [{"type": "function", "function": {
     "name": "get_weather", "description": "Get the current weather in a city",
     "parameters": {"type": "object", "properties": {
@@ -40,65 +47,73 @@ WEATHER = [{"type": "function", "function": {
         "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["location"]}}}]
 
 
-def _tools(n: int) -> list[dict[str, Any]]:
-    tag = uuid.uuid4().hex[:8]
-    return [{"type": "function", "function": {
-        "name": f"tool_{tag}_{i}", "description": f"Tool number {i}",
-        "parameters": {"type": "object", "properties": {
-            "query": {"type": "string", "maxLength": 64}, "limit": {"type": "integer", "minimum": 1},
-            "mode": {"type": "string", "enum": ["fast", "slow"]}, "flag": {"type": "boolean"}},
-            "required": ["query"]}}} for i in range(n)]
+class _Recorder:
+    """Stands in for ``Generator.pipeline``: forwards everything, keeps the last ``generate`` result."""
+
+    def __init__(self, pipeline: Any) -> None:
+        self._pipeline = pipeline
+        self.last: Any = None
+
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        self.last = self._pipeline.generate(*args, **kwargs)
+        return self.last
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pipeline, name)
 
 
-def _med(xs: list[float]) -> float:
-    return statistics.median(xs) if xs else float("nan")
+def _one(gen: Generator, rec: _Recorder, fmt: str, choice: str, tokens: int) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    r = gen.chat(MESSAGES, UNBOUNDED, tool_choice=choice, format=fmt, reasoning=reasoning_off(fmt),
+                 max_new_tokens=tokens, ignore_eos=True, stop_after_whitespace=None)
+    wall = time.perf_counter() - t0
+    pm = rec.last.perf_metrics
+    return {"wall_s": wall, "tpot_ms": float(pm.get_tpot().mean), "n": r["usage"]["completion_tokens"],
+            "call": bool(r["message"].get("tool_calls")), "text": r["text"]}
 
 
-def decode_with_vs_without(gen: Generator, pairs: int, tokens: int) -> dict[str, float]:
-    msgs = [{"role": "user", "content": "Write a long note about the history of Paris."}]
-    common = {"format": "hermes", "reasoning": "none", "max_new_tokens": tokens, "ignore_eos": True,
-              "stop_after_whitespace": None}
-    gen.chat(msgs, UNBOUNDED, tool_choice="required", **common)  # warm-up (tokenizer info, caches)
-    gen.chat(msgs, UNBOUNDED, tool_choice="none", **common)
-    with_g, without_g = [], []
-    for i in range(pairs):
-        order = [("with", "required"), ("without", "none")]
-        if i % 2:
-            order.reverse()
-        for kind, choice in order:
-            r = gen.chat(msgs, UNBOUNDED, tool_choice=choice, **common)
-            assert r["usage"]["completion_tokens"] == tokens, r["usage"]
-            (with_g if kind == "with" else without_g).append(r["timings"]["tokens_per_s"])
-    w, wo = _med(with_g), _med(without_g)
-    return {"with_grammar_tok_s": w, "without_grammar_tok_s": wo, "ratio": w / wo}
+def decode_table(gen: Generator, rec: _Recorder, formats: list[str], pairs: int, tokens: int) -> list[float]:
+    print(f"## 1. OpenVINO decode with ÷ without the tool grammar: SmolLM2-135M GGUF on CPU, one tool with an "
+          f"unbounded string argument, ignore_eos, {tokens} tokens, median of {pairs} interleaved pairs "
+          "(order alternates), after a warm-up pair")
+    print("   (a) tpot = perf_metrics.get_tpot(); (b) e2e = wall time of Generator.chat; ratio = without/with "
+          "time (1.0 = grammar is free; target >= 0.97)")
+    print(f"{'format':<16} {'choice':<9} {'tpot with':>10} {'without':>8} {'(a) ratio':>9} "
+          f"{'e2e with':>9} {'without':>8} {'(b) ratio':>9} {'calls':>6}")
+    ratios = []
+    for fmt in formats:
+        for choice in ("required", "auto"):
+            try:
+                _one(gen, rec, fmt, choice, tokens)
+                _one(gen, rec, fmt, "none", tokens)
+            except Exception as e:  # noqa: BLE001 - report the row, keep going
+                print(f"{fmt:<16} {choice:<9} error: {str(e)[:150]}", flush=True)
+                continue
+            runs: dict[str, list[dict[str, Any]]] = {"with": [], "without": []}
+            for i in range(pairs):
+                order = [("with", choice), ("without", "none")]
+                if i % 2:
+                    order.reverse()
+                for kind, c in order:
+                    runs[kind].append(_one(gen, rec, fmt, c, tokens))
+            short = [r["n"] for k in runs for r in runs[k] if r["n"] != tokens]
+            tw, to = median([r["tpot_ms"] for r in runs["with"]]), median([r["tpot_ms"] for r in runs["without"]])
+            ew, eo = median([r["wall_s"] for r in runs["with"]]), median([r["wall_s"] for r in runs["without"]])
+            ra, rb = ratio(to, tw), ratio(eo, ew)
+            ratios += [ra, rb]
+            calls = sum(r["call"] for r in runs["with"])
+            note = f"  (runs with {sorted(set(short))} tokens)" if short else ""
+            print(f"{fmt:<16} {choice:<9} {tw:8.2f}ms {to:6.2f}ms {ra:9.3f} {ew * 1000:7.0f}ms {eo * 1000:6.0f}ms "
+                  f"{rb:9.3f} {calls:>3}/{pairs}{note}", flush=True)
+    if ratios:
+        print(f"worst ratio: {min(ratios):.3f} (target >= 0.97 for both, every format)")
+    return ratios
 
 
-def compile_ms(gen: Generator, reps: int) -> dict[int, float]:
-    import openvino_genai as ov
-
-    out = {}
-    for n in (1, 10, 100):
-        times = []
-        for _ in range(reps):
-            grammar = toolgram.compile("hermes", _tools(n), dialect="ebnf", tool_choice="required",
-                                       reasoning="none").grammar
-            cfg = ov.GenerationConfig()
-            cfg.max_new_tokens = 1
-            cfg.apply_chat_template = False
-            cfg.structured_output_config = ov.StructuredOutputConfig(grammar=grammar)
-            r = gen.pipeline.generate(["hi"], cfg)
-            times.append(float(r.perf_metrics.get_grammar_compile_time().mean))
-        out[n] = _med(times)
-    return out
-
-
-def _rate(stamps: list[float]) -> float:
-    return (len(stamps) - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 and stamps[-1] > stamps[0] else float("nan")
-
-
-def ov_vs_llamacpp(gen: Generator, pairs: int, tokens: int, threads: int) -> dict[str, float]:
+def ov_vs_llamacpp(gen: Generator, pairs: int, tokens: int, threads: int) -> None:
     import openvino_genai as ov
     from llama_cpp import Llama, LlamaGrammar
+    from toolgram.runtime.prompts import render_prompt
 
     msgs = [{"role": "user", "content": "What is the weather in Paris?"}]
     prompt, _ = render_prompt("hermes", msgs, WEATHER, model_template=gen.chat_template)
@@ -108,81 +123,71 @@ def ov_vs_llamacpp(gen: Generator, pairs: int, tokens: int, threads: int) -> dic
     llm = Llama(str(gen.model_path), n_ctx=2048, n_threads=threads, n_threads_batch=threads, verbose=False)
     lgrammar = LlamaGrammar.from_string(gbnf, verbose=False)
 
-    def run_ov() -> tuple[float, str]:
+    def rate(stamps: list[float], n: int) -> float:
+        return (n - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 and stamps[-1] > stamps[0] else float("nan")
+
+    def run_ov() -> float:
         cfg = ov.GenerationConfig()
         cfg.max_new_tokens = tokens
         cfg.do_sample = False
         cfg.apply_chat_template = False
         cfg.structured_output_config = ov.StructuredOutputConfig(grammar=ebnf)
         stamps: list[float] = []
-        pieces: list[str] = []
 
         def streamer(s: str) -> Any:
             stamps.append(time.perf_counter())
-            pieces.append(s)
             return ov.StreamingStatus.RUNNING
 
         r = gen.pipeline.generate([prompt], cfg, streamer)
-        n = int(r.perf_metrics.get_num_generated_tokens())
-        # the streamer may merge tokens into one chunk; rate over tokens, first to last chunk
-        rate = (n - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 else float("nan")
-        return rate, "".join(pieces)
+        return rate(stamps, int(r.perf_metrics.get_num_generated_tokens()))
 
-    def run_llama() -> tuple[float, str]:
+    def run_llama() -> float:
         llm.reset()
         stamps: list[float] = []
-        pieces: list[str] = []
-        for chunk in llm.create_completion(prompt, max_tokens=tokens, temperature=0.0, grammar=lgrammar,
-                                           stream=True):
+        for _ in llm.create_completion(prompt, max_tokens=tokens, temperature=0.0, grammar=lgrammar, stream=True):
             stamps.append(time.perf_counter())
-            pieces.append(chunk["choices"][0]["text"])
-        return _rate(stamps), "".join(pieces)
+        return rate(stamps, len(stamps))
 
     run_ov(), run_llama()  # warm-up
-    ov_rates, ll_rates = [], []
-    texts: dict[str, str] = {}
+    res: dict[str, list[float]] = {"ov": [], "llama": []}
     for i in range(pairs):
         order = [("ov", run_ov), ("llama", run_llama)]
         if i % 2:
             order.reverse()
         for kind, fn in order:
-            rate, text = fn()
-            (ov_rates if kind == "ov" else ll_rates).append(rate)
-            texts[kind] = text
-    for kind, text in texts.items():
-        msg = toolgram.parse("hermes", text, WEATHER, mode="lenient", **kw)
-        print(f"  {kind} sample: {len(msg['tool_calls'])} call(s), first: "
-              f"{msg['tool_calls'][0]['function'] if msg['tool_calls'] else None}", file=sys.stderr)
-    o, ll = _med(ov_rates), _med(ll_rates)
-    return {"openvino_tok_s": o, "llamacpp_tok_s": ll, "speedup": o / ll}
+            res[kind].append(fn())
+    o, ll = median(res["ov"]), median(res["llama"])
+    print(f"\n## tool-call generation tok/s (hermes required, weather tool, same GGUF and grammar, greedy, {tokens} "
+          f"max tokens, llama.cpp {threads} threads, median of {pairs} pairs): OpenVINO {o:.1f}, llama.cpp {ll:.1f}, "
+          f"OpenVINO ÷ llama.cpp {ratio(o, ll):.2f}x", flush=True)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smoke run: 2 pairs, 24 tokens, three formats")
     ap.add_argument("--pairs", type=int, default=10)
     ap.add_argument("--tokens", type=int, default=64)
+    ap.add_argument("--formats", default="", help="comma-separated subset of the formats (default: all)")
+    ap.add_argument("--vs-llamacpp", action="store_true", help="also OpenVINO vs llama.cpp tool-call tok/s")
     ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
-    ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    if args.pairs < 10:
-        print("note: fewer than 10 pairs", file=sys.stderr)
+    formats = [f for f in args.formats.split(",") if f] or list(FORMATS)
+    pairs, tokens = args.pairs, args.tokens
+    if args.quick:
+        pairs, tokens = 2, 24
+        formats = formats if args.formats else ["hermes", "qwen3_coder", "llama3_json"]
+    machine_header("bench_generate: OpenVINO decode with ÷ without the tool grammar",
+                   "Generator.chat on one OpenVINO LLMPipeline; tpot from perf_metrics; wall time around chat")
+    if pairs < 10:
+        print(f"note: {pairs} pairs (< 10): a smoke run, not the issue's measurement\n")
     gen = Generator(smollm2_gguf_path(), "CPU")
-    res: dict[str, Any] = {}
-    res["decode"] = decode_with_vs_without(gen, args.pairs, args.tokens)
-    d = res["decode"]
-    print(f"decode tok/s (hermes, unbounded string, ignore_eos, {args.tokens} tokens, median of {args.pairs} pairs): "
-          f"with grammar {d['with_grammar_tok_s']:.1f}, without {d['without_grammar_tok_s']:.1f}, "
-          f"ratio {d['ratio']:.3f}")
-    res["compile_ms"] = compile_ms(gen, args.pairs)
-    print(f"OpenVINO grammar compile ms (median of {args.pairs}): "
-          + ", ".join(f"{n} tools {ms:.1f}" for n, ms in res["compile_ms"].items()))
-    res["tool_call"] = ov_vs_llamacpp(gen, args.pairs, args.tokens, args.threads)
-    t = res["tool_call"]
-    print(f"tool-call generation tok/s (hermes required, same GGUF and grammar, median of {args.pairs} pairs): "
-          f"OpenVINO {t['openvino_tok_s']:.1f}, llama.cpp {t['llamacpp_tok_s']:.1f}, "
-          f"OpenVINO/llama.cpp {t['speedup']:.2f}x")
-    if args.json:
-        print(json.dumps(res))
+    rec = _Recorder(gen.pipeline)
+    gen.pipeline = rec
+    decode_table(gen, rec, formats, pairs, tokens)
+    if args.vs_llamacpp:
+        gen.pipeline = rec._pipeline
+        ov_vs_llamacpp(gen, pairs, 64, args.threads)
+    machine_footer()
     return 0
 
 

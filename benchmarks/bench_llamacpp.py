@@ -1,0 +1,140 @@
+"""llama.cpp decode with toolgram's GBNF vs a minimal hand-written GBNF (a script, not a test).
+
+``python benchmarks/bench_llamacpp.py [--quick] [--reps 3] [--tokens 64] [--threads 2]``
+
+llama-cpp-python, ``Llama(smollm2_gguf_path(), n_threads=--threads)``, greedy (temperature 0),
+the same prompt per format (toolgram's template for the format, one tool ``write_note`` whose only
+argument is an unbounded string, "required"). Three runs per repetition, interleaved (order
+rotates): ``free`` (no grammar, EOS banned by ``logit_bias`` so it runs to ``--tokens``),
+``hand`` (a minimal hand-written GBNF for the same single call) and ``toolgram``
+(``toolgram.compile(fmt, tools, dialect="gbnf", tool_choice="required", parallel_tool_calls=False)``).
+tok/s is streamed tokens after the first ÷ time from first to last streamed token (grammar
+parsing and prompt processing are outside it). Median over ``--reps``. Target: toolgram ÷ hand
+>= 0.97.
+
+The hand-written grammar is the format's canonical call (``render_calls`` of ``write_note``) as a
+literal with the argument value replaced by one rule: a JSON string for the JSON formats, a
+single-quoted Python string for the pythonic ones, ``([^<] | "<" [^/])*`` for the XML ones. It is
+what a person would write for this one call (e.g. no whitespace variants, no parallel calls),
+so its language is smaller than toolgram's; it is a speed reference, not an equivalent grammar.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from _common import UNBOUNDED, machine_footer, machine_header, median, ratio, reasoning_off
+from toolgram.grammars import FORMATS
+from toolgram.runtime.prompts import render_prompt
+from toolgram.runtime.render import render_calls
+
+import toolgram
+from toolgram.engines import smollm2_gguf_path
+
+MESSAGES = [{"role": "user", "content": "Write a long note about the history of Paris. Use the write_note tool."}]
+MARK = "QQMARKQQ"
+VALUE_RULES = {
+    "json": r'value ::= "\"" ( [^"\\\x00-\x1f] | "\\" ["\\/bfnrt] | "\\u" [0-9a-fA-F]{4} )* "\""',
+    "python": r"""value ::= "'" ( [^'\\\n] | "\\" [^\n] )* "'" """.strip(),
+    "xml": r'value ::= ( [^<] | "<" [^/] )*',
+}
+
+
+def _lit(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
+
+
+def hand_grammar(fmt: str) -> tuple[str, str]:
+    """``(family, gbnf)``: the canonical single call with its string argument as one rule."""
+    text = render_calls(fmt, [("write_note", {"text": MARK})])
+    for family, quoted in (("json", f'"{MARK}"'), ("python", f"'{MARK}'"), ("xml", MARK)):
+        if quoted in text:
+            pre, post = text.split(quoted, 1)
+            parts = [_lit(p) for p in (pre, post) if p]
+            body = " value ".join(parts) if pre and post else (f"value {parts[0]}" if post else f"{parts[0]} value")
+            return family, f"root ::= {body}\n{VALUE_RULES[family]}\n"
+    raise ValueError(f"cannot find the argument in the {fmt} rendering: {text!r}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smoke run: 1 repetition, 32 tokens, three formats")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--tokens", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--formats", default="")
+    ap.add_argument("--show-grammars", action="store_true")
+    args = ap.parse_args()
+    formats = [f for f in args.formats.split(",") if f] or list(FORMATS)
+    reps, tokens = args.reps, args.tokens
+    if args.quick:
+        reps, tokens = 1, 32
+        formats = formats if args.formats else ["hermes", "qwen3_coder", "pythonic"]
+    from llama_cpp import Llama, LlamaGrammar
+
+    machine_header("bench_llamacpp: llama.cpp decode tok/s, toolgram GBNF vs hand-written GBNF vs free",
+                   f"llama-cpp-python, SmolLM2 GGUF, {args.threads} threads, greedy, {tokens} max tokens, median of "
+                   f"{reps} interleaved repetitions; tok/s from first to last streamed token")
+    llm = Llama(smollm2_gguf_path(), n_ctx=2048, n_threads=args.threads, n_threads_batch=args.threads,
+                verbose=False, seed=0)
+    template = llm.metadata.get("tokenizer.chat_template")
+    eos = llm.token_eos()
+
+    def run(prompt: str, grammar: Any) -> tuple[float, int, str]:
+        llm.reset()
+        stamps: list[float] = []
+        pieces: list[str] = []
+        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {"logit_bias": {eos: -1e9}}
+        for chunk in llm.create_completion(prompt, max_tokens=tokens, temperature=0.0, stream=True, **extra):
+            if chunk["choices"][0].get("finish_reason") is None:  # the closing chunk is not a token
+                stamps.append(time.perf_counter())
+            pieces.append(chunk["choices"][0]["text"])
+        n = len(stamps)
+        rate = (n - 1) / (stamps[-1] - stamps[0]) if n > 1 and stamps[-1] > stamps[0] else float("nan")
+        return rate, n, "".join(pieces)
+
+    print(f"{'format':<16} {'free tok/s':>10} {'hand tok/s':>10} {'toolgram':>9} {'hand/free':>9} "
+          f"{'tg/free':>8} {'tg/hand':>8}  tokens (free/hand/tg)")
+    worst = (float("inf"), "")
+    for fmt in formats:
+        prompt, _ = render_prompt(fmt, MESSAGES, UNBOUNDED, model_template=template)
+        family, hand = hand_grammar(fmt)
+        ours = toolgram.compile(fmt, UNBOUNDED, dialect="gbnf", tool_choice="required", parallel_tool_calls=False,
+                                reasoning=reasoning_off(fmt)).grammar
+        if args.show_grammars:
+            print(f"--- {fmt} hand-written ({family}):\n{hand}--- {fmt} toolgram:\n{ours}")
+        grammars = {"free": None, "hand": LlamaGrammar.from_string(hand, verbose=False),
+                    "toolgram": LlamaGrammar.from_string(ours, verbose=False)}
+        rates: dict[str, list[float]] = {k: [] for k in grammars}
+        counts: dict[str, list[int]] = {k: [] for k in grammars}
+        texts: dict[str, str] = {}
+        run(prompt, grammars["hand"])  # warm-up
+        kinds = list(grammars)
+        for i in range(reps):
+            for kind in kinds[i % 3:] + kinds[:i % 3]:
+                rate, n, text = run(prompt, grammars[kind])
+                rates[kind].append(rate)
+                counts[kind].append(n)
+                texts[kind] = text
+        m = {k: median(v) for k, v in rates.items()}
+        tg_hand = ratio(m["toolgram"], m["hand"])
+        worst = min(worst, (tg_hand, fmt))
+        print(f"{fmt:<16} {m['free']:10.1f} {m['hand']:10.1f} {m['toolgram']:9.1f} {ratio(m['hand'], m['free']):9.2f} "
+              f"{ratio(m['toolgram'], m['free']):8.2f} {tg_hand:8.2f}  "
+              f"{min(counts['free'])}/{min(counts['hand'])}/{min(counts['toolgram'])}", flush=True)
+        for kind in ("hand", "toolgram"):
+            if not texts[kind].strip():
+                print(f"  ({kind}: empty output -- the grammar may be rejected by llama.cpp)")
+        if args.show_grammars:
+            print("  samples: " + json.dumps({k: v[:80] for k, v in texts.items()}))
+    print(f"worst toolgram ÷ hand: {worst[0]:.2f} ({worst[1]}); target >= 0.97")
+    machine_footer()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
