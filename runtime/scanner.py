@@ -29,8 +29,9 @@ from .values import (
 WS = " \t\n\r"
 _MAX_WS = 64  # whitespace allowed inside a call head before the name
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_IDENT_REST_RE = re.compile(r"[A-Za-z0-9_.\-]*")
 _WAIT = "wait"
-_OFFSET_KEYS = ("start", "emitted", "search", "scan", "cand", "cscan", "kscan", "kend", "kq")
+_OFFSET_KEYS = ("start", "emitted", "search", "scan", "cand", "cscan", "kscan", "kend", "kq", "istart", "iend")
 _FLUSH = 4096  # a pinned value longer than this moves its settled text out of the buffer (see _pin_flush)
 _FAIL = "fail"
 
@@ -470,7 +471,7 @@ class Scanner:
 
     def _py_head(self, q: int) -> Any:
         buf = self.buf
-        m = _IDENT_RE.match(buf, q)
+        m = _IDENT_RE.match(buf, q, q + self.max_name + 1)  # bounded: no rescans of a long word
         if not m:
             return _WAIT if q >= len(buf) and not self.final else None
         if m.end() - q > self.max_name:
@@ -549,6 +550,7 @@ class Scanner:
             self.sub = {"step": 0}
         else:
             self.state = "py_args"
+            self.sub = {}
 
     def _close_args(self) -> None:
         call = self.call
@@ -933,11 +935,16 @@ class Scanner:
             start = q
         else:
             start = self.pos
-        m = _IDENT_RE.match(buf, start)
-        if not m:
-            self._bad_call("expected an argument name")
-            return True
-        q = m.end()
+        s = self.sub
+        if s.get("istart") == start:  # resume a name that reached the end of the buffer
+            q = _IDENT_REST_RE.match(buf, s["iend"]).end()  # type: ignore[union-attr]
+        else:
+            m = _IDENT_RE.match(buf, start)
+            if not m:
+                self._bad_call("expected an argument name")
+                return True
+            q = m.end()
+        s["istart"], s["iend"] = start, q
         n = len(buf)
         while q < n and buf[q] in WS:
             q += 1
@@ -951,7 +958,7 @@ class Scanner:
             q += 1
         if q >= n and not self.final:
             return False
-        key = m.group()
+        key = buf[start:s["iend"]]
         quote = buf[q] if q < n else ""
         if quote in ("'", '"') and q + 2 >= n and not self.final:
             return False  # is it a triple quote?

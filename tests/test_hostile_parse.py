@@ -1,0 +1,164 @@
+"""Hostile model output costs linear time and never raises (issue 12 section 3, issue 13 findings 2-5).
+
+Each case builds an output of about ``n`` characters for a format: floods of tags and brackets,
+unknown-tool calls, thousands of calls, huge values, unterminated names, huge integers. Every
+mode reads it (lenient whole output, the stream parser fed 1 character at a time, strict) without
+an exception, and the time for ``4n`` is at most 6 times the time for ``n`` (a ratio measured in the
+same run; absolute times are not asserted). The default run checks a few cases per mode at 25 KB to
+400 KB; ``-m slow`` checks every case, format and mode at 100 KB -> 400 KB -> 1.6 MB.
+``benchmarks/bench_hostile.py`` prints the figures.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from toolgram.grammars import FORMATS, get_format
+from toolgram.grammars.spec import XmlCall
+from toolgram.runtime.render import render_call, render_calls
+
+import toolgram
+
+F = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+    "s": {"type": "string"}, "o": {"type": "object"}, "a": {"type": "array"}, "n": {"type": "integer"}}}}}
+TOOLS = [F]
+
+
+def _wrap(fmt: str, call_text: str) -> str:
+    """A call's text inside the format's scope (block or list), without closing the call itself."""
+    sc = get_format(fmt).scope
+    return sc.open + call_text
+
+
+def _open_value(fmt: str, key: str, body: str) -> str:
+    """A call to f whose ``key`` value starts with ``body`` and never ends (cut off)."""
+    spec = get_format(fmt)
+    marker = "MARKER1234"
+    text = render_call(spec, "f", {key: marker})
+    head = text[: text.index(marker)]
+    if spec.values != "xml":
+        head = head.rstrip("'\"")  # the value's text starts with body, not with a quote
+    return _wrap(fmt, head + body)
+
+
+def _head(fmt: str) -> str:
+    """A committed call to f, cut off right before its first argument."""
+    spec = get_format(fmt)
+    text = render_call(spec, "f", {"s": "x"})
+    c = spec.call
+    if isinstance(c, XmlCall):
+        return _wrap(fmt, text[: text.index(c.param_open)])
+    if spec.values == "json":
+        return _wrap(fmt, text[: text.index('"s"')])
+    return _wrap(fmt, text[: text.index("s=")])
+
+
+def _reps(unit: str, n: int) -> str:
+    return unit * max(1, n // len(unit))
+
+
+CASES: dict[str, Callable[[str, int], str]] = {
+    "tool_call_flood": lambda fmt, n: _reps("<tool_call>", n),
+    "opener_flood": lambda fmt, n: _reps(get_format(fmt).scope.open.strip() or "[", n),
+    "lt_flood": lambda fmt, n: "<" * n,
+    "end_tag_flood": lambda fmt, n: _reps("</parameter>", n),
+    "end_tags_in_a_value": lambda fmt, n: _open_value(fmt, "s", _reps("</parameter>", n)),
+    "unknown_tool_calls": lambda fmt, n: _reps(render_calls(fmt, [("nope", {"s": "x"})]) + "\n", n),
+    "bracket_flood": lambda fmt, n: "x " + "[{(" * (n // 3),
+    "unbalanced_value": lambda fmt, n: _open_value(fmt, "o", "{" + '"k": [' * (n // 6)),
+    "many_calls": lambda fmt, n: render_calls(fmt, [("f", {"n": i}) for i in range(max(1, n // 40))]),
+    "array_value": lambda fmt, n: render_calls(fmt, [("f", {"a": list(range(n // 7))})]),
+    "object_value": lambda fmt, n: render_calls(fmt, [("f", {"o": {f"k{i}": i for i in range(n // 12)}})]),
+    "string_value": lambda fmt, n: render_calls(fmt, [("f", {"s": _reps('a\\"<é\n', n)})]),
+    "unterminated_name": lambda fmt, n: _head(fmt) + ('"' if get_format(fmt).values == "json" else "") + "k" * n,
+    "huge_integer": lambda fmt, n: render_calls(fmt, [("f", {"n": 7})]).replace("7", "9" * n),
+    "whitespace_flood": lambda fmt, n: "a" + " " * n + "b",
+}
+
+
+def run(mode: str, fmt: str, text: str) -> dict[str, Any]:
+    """One parse of ``text``: ``lenient``, ``strict`` or ``stream`` (1 character per feed)."""
+    if mode == "stream":
+        sp = toolgram.StreamParser(fmt, TOOLS)
+        feed = sp.feed
+        for ch in text:
+            feed(ch)
+        sp.finish()
+        return sp.message
+    return toolgram.parse(fmt, text, TOOLS, mode=mode)
+
+
+def timed(mode: str, fmt: str, text: str, repeat: int = 1) -> float:
+    """Best wall time of ``repeat`` runs (garbage collection off while timing)."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = time.perf_counter()
+            run(mode, fmt, text)
+            best = min(best, time.perf_counter() - t0)
+        finally:
+            gc.enable()
+    return best
+
+
+FLOOR = 0.02  # seconds: below this, timer noise dominates the ratio
+
+
+def check_scaling(mode: str, fmt: str, case: str, sizes: tuple[int, ...]) -> list[float]:
+    """Time ``case`` at ``sizes`` (each x4 the previous); assert growth <= 6 per x4. A failing ratio
+    is measured again (up to 3 times) before failing: other processes share the machine."""
+    run(mode, fmt, CASES[case](fmt, 1000))  # warm caches (grammar compile, Lark parser)
+    texts = [CASES[case](fmt, n) for n in sizes]
+    times: list[float] = []
+    for _attempt in range(3):
+        times = [timed(mode, fmt, t, repeat=2 if k == 0 else 1) for k, t in enumerate(texts)]
+        if all(tb <= 6 * max(ta, FLOOR) for ta, tb in zip(times, times[1:], strict=False)):
+            return times
+    raise AssertionError(f"{mode} {fmt} {case}: {sizes} chars took {[round(t, 3) for t in times]} s")
+
+
+KB = 1000
+FORMAT_IDS = list(FORMATS)
+FAMILIES = ["qwen3_coder", "hermes", "pythonic"]  # one format per value syntax: XML, JSON, Python
+
+
+@pytest.mark.parametrize("fmt", FORMAT_IDS)
+def test_lenient_whole_output_is_linear(fmt: str) -> None:
+    for case in ("lt_flood", "end_tag_flood", "unknown_tool_calls", "many_calls", "bracket_flood", "huge_integer"):
+        check_scaling("lenient", fmt, case, (25 * KB, 100 * KB))
+
+
+@pytest.mark.parametrize("fmt", FAMILIES)
+def test_stream_one_character_at_a_time_is_linear(fmt: str) -> None:
+    for case in ("array_value", "unterminated_name"):
+        check_scaling("stream", fmt, case, (50 * KB, 200 * KB))
+
+
+@pytest.mark.parametrize("fmt", FORMAT_IDS)
+def test_strict_is_linear_or_refuses(fmt: str) -> None:
+    for case in ("bracket_flood", "unbalanced_value"):
+        check_scaling("strict", fmt, case, (100 * KB, 400 * KB))
+    check_scaling("strict", fmt, "array_value", (25 * KB, 100 * KB))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["lenient", "stream", "strict"])
+@pytest.mark.parametrize("fmt", FORMAT_IDS)
+def test_hostile_scaling_up_to_1_6_mb(mode: str, fmt: str) -> None:
+    for case in CASES:
+        check_scaling(mode, fmt, case, (100 * KB, 400 * KB, 1600 * KB))
+
+
+@pytest.mark.parametrize("fmt", FORMAT_IDS)
+def test_hostile_cases_never_raise(fmt: str) -> None:
+    for case, build in CASES.items():
+        text = build(fmt, 3000)
+        whole = run("lenient", fmt, text)
+        assert run("stream", fmt, text) == whole, case
+        run("strict", fmt, text)
