@@ -17,11 +17,18 @@ literal with the argument value replaced by one rule: a JSON string for the JSON
 single-quoted Python string for the pythonic ones, ``([^<] | "<" [^/])*`` for the XML ones. It is
 what a person would write for this one call (e.g. no whitespace variants, no parallel calls),
 so its language is smaller than toolgram's; it is a speed reference, not an equivalent grammar.
+
+A second table isolates the grammar from the model (steady on a loaded machine too): the time of
+one ``llama_sampler_apply`` of the grammar sampler over the full 49,152-token candidate array
+(what llama-cpp-python does once per generated token), in two states: at the start of the
+output, and inside the string argument after the canonical call's prefix has been accepted.
+Median of ``--apply-reps``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import sys
 import time
@@ -60,6 +67,59 @@ def hand_grammar(fmt: str) -> tuple[str, str]:
     raise ValueError(f"cannot find the argument in the {fmt} rendering: {text!r}")
 
 
+def apply_ms(gbnf: str, prefix: str, reps: int) -> float:
+    """Median ms of one grammar-sampler apply over the full vocabulary after accepting ``prefix``."""
+    import llama_cpp
+
+    from toolgram.engines import llamacpp_engine as le
+
+    llm = le._llama()
+    n = llm.n_vocab()
+    pristine = (llama_cpp.llama_token_data * n)()
+    for i in range(n):
+        pristine[i].id, pristine[i].logit, pristine[i].p = i, 0.0, 0.0
+    work = (llama_cpp.llama_token_data * n)()
+    arr = llama_cpp.llama_token_data_array()
+    smpl = le._init_sampler(gbnf, "root", None, None)
+    try:
+        for tok in le.tokenize(prefix) if prefix else []:
+            llama_cpp.llama_sampler_accept(smpl, tok)
+        times = []
+        for _ in range(reps):
+            ctypes.memmove(work, pristine, ctypes.sizeof(pristine))
+            arr.data = ctypes.cast(work, ctypes.POINTER(llama_cpp.llama_token_data))
+            arr.size, arr.selected, arr.sorted = n, -1, False
+            t0 = time.perf_counter()
+            llama_cpp.llama_sampler_apply(smpl, ctypes.byref(arr))
+            times.append((time.perf_counter() - t0) * 1000)
+        allowed = sum(1 for i in range(0, n, 97) if work[i].logit != float("-inf"))
+        if not allowed and prefix:
+            return float("nan")  # the prefix left the grammar (tokenisation mismatch): no figure
+        return median(times)
+    finally:
+        llama_cpp.llama_sampler_free(smpl)
+
+
+def apply_table(formats: list[str], reps: int) -> None:
+    print(f"\n## grammar cost alone: ms per llama_sampler_apply over the full vocabulary (median of {reps})")
+    print(f"{'format':<16} {'start: hand':>11} {'toolgram':>9} {'tg/hand':>8} {'in string: hand':>15} "
+          f"{'toolgram':>9} {'tg/hand':>8}")
+    value = "The history of Paris began long ago and"
+    for fmt in formats:
+        _, hand = hand_grammar(fmt)
+        ours = toolgram.compile(fmt, UNBOUNDED, dialect="gbnf", tool_choice="required", parallel_tool_calls=False,
+                                reasoning=reasoning_off(fmt)).grammar
+        call = render_calls(fmt, [("write_note", {"text": value + " more"})])
+        prefix = call[:call.index(value) + len(value)]
+        row = []
+        for state in ("", prefix):
+            h, o = apply_ms(hand, state, reps), apply_ms(ours, state, reps)
+            row += [h, o, ratio(h, o)]
+        print(f"{fmt:<16} {row[0]:11.2f} {row[1]:9.2f} {row[2]:8.2f} {row[3]:15.2f} {row[4]:9.2f} {row[5]:8.2f}",
+              flush=True)
+    print("(tg/hand = hand time ÷ toolgram time: >= 0.97 means toolgram's grammar costs no more)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smoke run: 1 repetition, 32 tokens, three formats")
@@ -68,6 +128,8 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--formats", default="")
     ap.add_argument("--show-grammars", action="store_true")
+    ap.add_argument("--apply-reps", type=int, default=20)
+    ap.add_argument("--skip-decode", action="store_true", help="only the grammar-apply table")
     args = ap.parse_args()
     formats = [f for f in args.formats.split(",") if f] or list(FORMATS)
     reps, tokens = args.reps, args.tokens
@@ -97,6 +159,10 @@ def main() -> int:
         rate = (n - 1) / (stamps[-1] - stamps[0]) if n > 1 and stamps[-1] > stamps[0] else float("nan")
         return rate, n, "".join(pieces)
 
+    if args.skip_decode:
+        apply_table(formats, args.apply_reps)
+        machine_footer()
+        return 0
     print(f"{'format':<16} {'free tok/s':>10} {'hand tok/s':>10} {'toolgram':>9} {'hand/free':>9} "
           f"{'tg/free':>8} {'tg/hand':>8}  tokens (free/hand/tg)")
     worst = (float("inf"), "")
@@ -132,6 +198,7 @@ def main() -> int:
         if args.show_grammars:
             print("  samples: " + json.dumps({k: v[:80] for k, v in texts.items()}))
     print(f"worst toolgram ÷ hand: {worst[0]:.2f} ({worst[1]}); target >= 0.97")
+    apply_table(formats, 5 if args.quick else args.apply_reps)
     machine_footer()
     return 0
 

@@ -8,5 +8,7 @@ export HF_HUB_OFFLINE=1
 quick="${1:-}"
 for b in bench_compile bench_scale bench_ov_compile bench_memory bench_generate bench_llamacpp bench_parse; do
     echo "=================================================================== $b $quick"
-    python "benchmarks/$b.py" $quick || echo "($b exited with $?)"
+    extra=""
+    if [ "$b" = bench_generate ] && [ -z "$quick" ]; then extra="--vs-llamacpp"; fi
+    python "benchmarks/$b.py" $quick $extra || echo "($b exited with $?)"
 done
