@@ -353,3 +353,21 @@ def test_prefill_that_closes_reasoning_continues_the_reasoning_free_grammar() ->
     assert Generator._compile("hermes", TOOLS, "auto", None, None, None, None, "<think>ok</think>\n") == plain
     forced = Generator._compile("hermes", TOOLS, "auto", None, None, None, None, "<think>ok</think>\n<tool_call>\n")
     assert forced is not None and forced != plain
+
+
+def test_engine_reason_keeps_the_useful_line() -> None:
+    from toolgram.runtime.models import engine_reason
+
+    msg = ("Exception from /home/jenkins/agent/workspace/private-ci/ie/build/src/cpp/src/utils.cpp:123:\n"
+           "Could not find a model in the directory '/tmp/x'\n")
+    assert engine_reason(msg) == "Could not find a model in the directory '/tmp/x'"
+    assert engine_reason("[11:24:02] /project/cpp/grammar_parser.cc:820: EBNF parser error at line 1") == \
+        "EBNF parser error at line 1"
+    assert engine_reason("unordered_map::at") == "unordered_map::at"
+
+
+def test_long_prompts_are_counted_exactly(gen: Any) -> None:
+    text = " ".join(f"The {i}th city is Paris, and the weather there is fine." for i in range(150))
+    assert len(text) > 4000
+    whole = int(gen.tokenizer.encode(text, add_special_tokens=False).input_ids.shape[-1])
+    assert whole < 8000 and gen.count_tokens(text) == whole
