@@ -127,6 +127,7 @@ class Scanner:
         self.bare = False
         self._unknown_until = 0
         self._too_many = False
+        self._wscache: dict[int, int] = {}  # see _ws_from
         self._decoder: Any = None
         self.base = 0  # offset in the output of buf[0]: consumed text is dropped (see _compact)
 
@@ -172,6 +173,7 @@ class Scanner:
             return
         self.buf = self.buf[low:]
         self.base += low
+        self._wscache.clear()
         self.pos -= low
         self._unknown_until = max(0, self._unknown_until - low)
         for k in _OFFSET_KEYS:
@@ -296,6 +298,20 @@ class Scanner:
                 return
             if (self.pos, self.state) == before:
                 return
+
+    def _ws_from(self, q: int) -> int:
+        """The first non-whitespace index at or after ``q`` (``len(buf)`` if none yet). Resumable: a
+        whitespace run read while waiting for more input is not read again on the next feed."""
+        start = q
+        q = self._wscache.get(start, q)
+        buf, n = self.buf, len(self.buf)
+        while q < n and buf[q] in WS:
+            q += 1
+        if q >= n:
+            if len(self._wscache) > 8:
+                self._wscache.clear()
+            self._wscache[start] = q
+        return q
 
     def _ws(self) -> bool:
         """Skip whitespace; False when the buffer ended (more may come)."""
@@ -797,8 +813,7 @@ class Scanner:
             return True
         q, n = self.sub.get("kq", end), len(buf)
         if q == end:
-            while q < n and buf[q] in WS:
-                q += 1
+            q = self._ws_from(end)
             if q >= n:
                 return False
             if buf[q] != ":":
@@ -922,10 +937,8 @@ class Scanner:
             if ch != ",":
                 self._bad_call("expected ',' or ')'")
                 return True
-            q = self.pos + 1
+            q = self._ws_from(self.pos + 1)
             n = len(buf)
-            while q < n and buf[q] in WS:
-                q += 1
             if q >= n:
                 return False
             if buf[q] == ")":
@@ -946,16 +959,13 @@ class Scanner:
             q = m.end()
         s["istart"], s["iend"] = start, q
         n = len(buf)
-        while q < n and buf[q] in WS:
-            q += 1
+        q = self._ws_from(q)
         if q >= n:
             return False
         if buf[q] != "=":
             self._bad_call("expected '=' after an argument name")
             return True
-        q += 1
-        while q < n and buf[q] in WS:
-            q += 1
+        q = self._ws_from(q + 1)
         if q >= n and not self.final:
             return False
         key = buf[start:s["iend"]]
@@ -1041,9 +1051,7 @@ class Scanner:
         buf = self.buf
         if sc.per_call:
             lit = self.scope_close
-            q, n = self.pos, len(buf)
-            while q < n and buf[q] in WS:
-                q += 1
+            q, n = self._ws_from(self.pos), len(buf)
             if q >= n and not self.final:
                 return False
             if buf.startswith(lit, q):
@@ -1079,9 +1087,7 @@ class Scanner:
     def _s_list_next(self) -> bool | None:
         sc = self.spec.scope
         buf = self.buf
-        q, n = self.pos, len(buf)
-        while q < n and buf[q] in WS:
-            q += 1
+        q, n = self._ws_from(self.pos), len(buf)
         if q >= n:
             if not self.final:
                 return False
@@ -1092,9 +1098,7 @@ class Scanner:
         ch = buf[q]
         seps = {sc.separator} if sc.close else {sc.separator, ",", ";"}
         if ch in seps:
-            r = q + 1
-            while r < n and buf[r] in WS:
-                r += 1
+            r = self._ws_from(q + 1)
             if r >= n and not self.final:
                 return False
             res = self._next_call(r) if r < n else False
@@ -1114,9 +1118,7 @@ class Scanner:
                 return True
             end = q + len(sc.close)
             if self.wrapper_close:
-                r = end
-                while r < n and buf[r] in WS:
-                    r += 1
+                r = self._ws_from(end)
                 res = self._peek(self.wrapper_close, r)
                 if res == _WAIT:
                     return False

@@ -77,7 +77,20 @@ CASES: dict[str, Callable[[str, int], str]] = {
     "unterminated_name": lambda fmt, n: _head(fmt) + ('"' if get_format(fmt).values == "json" else "") + "k" * n,
     "huge_integer": lambda fmt, n: render_calls(fmt, [("f", {"n": 7})]).replace("7", "9" * n),
     "whitespace_flood": lambda fmt, n: "a" + " " * n + "b",
+    "whitespace_in_a_call": lambda fmt, n: _spaced(fmt, n),
 }
+
+
+def _spaced(fmt: str, n: int) -> str:
+    """Two calls with ``n`` spaces in each place of the syntax that may hold whitespace before its end."""
+    text = render_calls(fmt, [("f", {"n": 1}), ("f", {"n": 2, "s": "x"})])
+    sc = get_format(fmt).scope
+    pad = " " * (n // 4)
+    for lit in ("=", ",", ":", sc.close):
+        i = text.find(lit) if lit == sc.close else text.rfind(lit)  # in the arguments; after the call
+        if lit and i >= 0:
+            text = text[:i] + pad + text[i:]
+    return text
 
 
 def run(mode: str, fmt: str, text: str) -> dict[str, Any]:
@@ -136,7 +149,7 @@ def test_lenient_whole_output_is_linear(fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", FAMILIES)
 def test_stream_one_character_at_a_time_is_linear(fmt: str) -> None:
-    for case in ("array_value", "unterminated_name"):
+    for case in ("array_value", "unterminated_name", "whitespace_in_a_call"):
         check_scaling("stream", fmt, case, (50 * KB, 200 * KB))
 
 
