@@ -144,7 +144,7 @@ def parse_strict(
         elif tag[0] == "call":
             tool = tool_list[tag[1]]
             args = _read_call(node, text, meta, tool.parameters, spec_values, diags, spec.call, not tool.strict)
-            calls.append((tool.name, args if isinstance(args, Raw) else dumps_arguments(args)))
+            calls.append((tool.name, str(args) if isinstance(args, Raw) else dumps_arguments(args)))
     return _message("".join(content), "".join(reasoning_parts), calls, diags)
 
 
