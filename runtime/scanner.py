@@ -642,10 +642,11 @@ class Scanner:
         s = self.sub
         scan = s.get("kscan", self.pos)
         i = self.buf.find(gt, max(self.pos, scan - len(gt) + 1))
+        # a newline or '<' before the name's end: not a name (whatever the chunking)
+        if self.x_key_bad.search(self.buf, scan, i if i >= 0 else len(self.buf)):
+            self._bad_call("unterminated parameter name")
+            return True
         if i < 0:
-            if self.x_key_bad.search(self.buf, scan):
-                self._bad_call("unterminated parameter name")
-                return True
             s["kscan"] = len(self.buf)  # resumable: the name is not rescanned on the next feed
             return False
         key = self.buf[self.pos:i].strip()
