@@ -154,7 +154,8 @@ class GrammarBuilder:
                 return Token(alt(*(Lit(v) for v in words)), "ENUM")
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
-                return Token(pattern_to_ir(kind[1], raw_char("<"), f"{path}.pattern"), "RAWP", c.param_end)
+                where = f"{path}.pattern"
+                return Token(pattern_to_ir(kind[1], raw_char("<"), where), "RAWP", c.param_end, path=where)
             vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
             return vb.value(schema, path, f"t{index}-v")
 

@@ -34,7 +34,7 @@ def _cached_hash(self: Expr) -> int:
     """Hash a frozen node once: rule interning hashes deep trees many times."""
     h = self.__dict__.get("_hash")
     if h is None:
-        h = hash((type(self).__name__, *(getattr(self, f) for f in self.__dataclass_fields__)))
+        h = hash((type(self).__name__, *(getattr(self, f) for f, d in self.__dataclass_fields__.items() if d.compare)))
         object.__setattr__(self, "_hash", h)
     return h
 
@@ -146,6 +146,8 @@ class Token(Expr):
     expr: Expr
     kind: str
     follow: str | tuple[str, ...] = ""
+    #: the JSON path of a schema ``pattern`` this token spells (Lark prints it through a DFA; see dfa.py)
+    path: str = field(default="", compare=False)
 
     __hash__ = _cached_hash
 

@@ -364,11 +364,13 @@ class ValueBuilder:
         pattern = schema["pattern"]
         if not isinstance(pattern, str):
             raise SchemaError("pattern must be a string", f"{path}.pattern")
+        where = f"{path}.pattern"
         if self.syntax == "json":
-            return Token(seq(Lit('"'), pattern_to_ir(pattern, json_char, f"{path}.pattern"), Lit('"')), "STRING")
+            return Token(seq(Lit('"'), pattern_to_ir(pattern, json_char, where), Lit('"')), "STRING", path=where)
         return Token(
-            alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), f"{path}.pattern"), Lit(q)) for q in "'\"")),
+            alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), where), Lit(q)) for q in "'\"")),
             "STRING",
+            path=where,
         )
 
     def _t_integer(self, schema: dict[str, Any], path: str, hint: str) -> Expr:

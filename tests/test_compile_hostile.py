@@ -262,3 +262,61 @@ def test_schema_errors_are_unsupported_or_schema_errors(fmt: str) -> None:
     bad = [tool("t", params({"x": {"type": "string", "minLength": 10, "maxLength": 2}}))]
     with pytest.raises(SchemaError):
         compile(fmt, bad, dialect="gbnf")
+
+
+# -- linear-time patterns in Lark (finding 1) --------------------------------------------------------
+
+EVIL = ["^(a+)+$", "^(a|aa)+$", "^(\\w+\\s?)+$", "^(a|a?)+b$", "^(.+)+$"]
+
+
+@pytest.mark.parametrize("pattern", EVIL)
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_lark_patterns_are_linear(fmt: str, pattern: str) -> None:
+    """``"pattern": "^(a+)+$"`` was the Lark terminal /"(?:[a]+)+"/: 28 a's and a b took 67 s in
+    strict parsing. Such patterns are printed from their DFA; the language stays the same."""
+    import re
+    import time
+
+    import toolgram
+
+    tools = [tool("f", params({"x": {"type": "string", "pattern": pattern}}, required=["x"]))]
+    bundle = compile(fmt, tools, dialect="lark", tool_choice="required")
+    good_value = "aaa" if "b$" not in pattern else "aab"
+    assert re.fullmatch(pattern.strip("^$"), good_value)
+    good = render_calls(fmt, [("f", {"x": good_value})])
+    assert engine_results(bundle, good)["lark"][0], bundle.grammar
+    bad_value = "a" * 40 + ("\n" if pattern == "^(.+)+$" else "!")
+    assert not re.fullmatch(pattern.strip("^$"), bad_value[-8:])  # Python's re itself is exponential here
+    bad = render_calls(fmt, [("f", {"x": bad_value})])
+    t = time.perf_counter()
+    assert not engine_results(bundle, bad)["lark"][0]
+    msg = toolgram.parse(fmt, bad, tools, mode="strict", tool_choice="required")
+    assert msg["tool_calls"] == []
+    assert time.perf_counter() - t < 5
+
+
+@pytest.mark.parametrize("dialect", ["gbnf", "ebnf"])
+def test_dfa_pattern_agrees_with_the_other_dialects(dialect: str) -> None:
+    """The DFA-printed Lark terminal accepts exactly what GBNF/EBNF accept on a small corpus."""
+    pattern = "^(a|ab|b)+c?$"
+    tools = [tool("f", params({"x": {"type": "string", "pattern": pattern}}, required=["x"]))]
+    lark_b = compile("hermes", tools, dialect="lark", tool_choice="required")
+    other = compile("hermes", tools, dialect=dialect, tool_choice="required")
+    for value in ["a", "ab", "abba", "bc", "c", "", "abcc", "ba", "aab\\n", "abc", "b" * 30 + "d"]:
+        text = render_calls("hermes", [("f", {"x": value})])
+        got = {e: r[0] for e, r in {**engine_results(lark_b, text), **engine_results(other, text)}.items()}
+        assert len(set(got.values())) == 1, (value, got)
+
+
+def test_pattern_too_complex_for_lark_names_the_path() -> None:
+    """Past the DFA caps the Lark dialect raises UnsupportedSchemaError naming the pattern's path."""
+    from toolgram.compiler import dfa
+
+    tools = [tool("f", params({"x": {"type": "string", "pattern": "^(a+)+$"}}))]
+    saved = dfa.MAX_STATES
+    dfa.MAX_STATES = 1
+    try:
+        with pytest.raises(UnsupportedSchemaError, match=r"properties\.x\.pattern"):
+            compile("hermes", tools, dialect="lark")
+    finally:
+        dfa.MAX_STATES = saved

@@ -13,7 +13,9 @@ from dataclasses import replace
 from functools import lru_cache
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
+from ...errors import UnsupportedSchemaError
 from ..automaton import rx_escape, until_regex
+from ..dfa import DfaLimit, backtracks, dfa_regex
 from ..ir import (
     EMPTY,
     Alt,
@@ -121,12 +123,24 @@ class LarkPrinter:
             return r
         return f"(?:{r})"
 
-    def terminal(self, e: Expr, kind: str, follow: str | tuple[str, ...] = "") -> str:
-        """A terminal for ``e``; a nullable token becomes ``TERM?`` over its non-empty part."""
+    def terminal(self, e: Expr, kind: str, follow: str | tuple[str, ...] = "", path: str = "") -> str:
+        """A terminal for ``e``; a nullable token becomes ``TERM?`` over its non-empty part.
+
+        A schema pattern (``path`` set) that a backtracking matcher could take exponential time on
+        is printed from its DFA (:mod:`..dfa`), an unambiguous regex; past the DFA's caps it is an
+        :class:`UnsupportedSchemaError` naming the pattern's path."""
         optional = nullable(e, self.g)
-        if optional:
-            e = _nonempty(e, self.g)
-        rx = self.regex(e)
+        if path and backtracks(e, self.g):
+            try:
+                rx = dfa_regex(e, self.g, nonempty=optional)
+            except DfaLimit as exc:
+                raise UnsupportedSchemaError(
+                    f"pattern is too complex for a linear-time Lark terminal ({exc})", path
+                ) from None
+        else:
+            if optional:
+                e = _nonempty(e, self.g)
+            rx = self.regex(e)
         if isinstance(follow, tuple):
             rx += "(?=" + "|".join(rx_escape(f) for f in follow) + ")"
         elif follow:
@@ -142,7 +156,7 @@ class LarkPrinter:
     # -- rules ---------------------------------------------------------------------------------------
     def expr(self, e: Expr, ctx: str = "top") -> str:
         if isinstance(e, Token):
-            return self.terminal(e.expr, e.kind, e.follow)
+            return self.terminal(e.expr, e.kind, e.follow, e.path)
         if isinstance(e, Lit):
             if not e.text:
                 return ""

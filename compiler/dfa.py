@@ -1,0 +1,337 @@
+"""A regular IR expression -> DFA -> an unambiguous Python regex (Lark terminals of ``pattern`` strings).
+
+Python's ``re`` backtracks: a schema pattern such as ``^(a+)+$`` printed as it is takes exponential
+time on ``aaaa…b``. Here the expression becomes a DFA over character intervals (subset
+construction), and state elimination turns the DFA back into a regex. Every word has one path in a
+DFA and the elimination keeps paths apart, so the regex is unambiguous and ``re`` explores each
+(prefix, position) at most once: matching is linear in the text for a fixed pattern. The DFA and
+the regex are capped (:data:`MAX_STATES`, :data:`MAX_REGEX`); beyond them :class:`DfaLimit`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from .ir import Alt, Chars, Expr, Grammar, Lit, Ref, Rep, Seq, Token
+
+MAXCP = 0x10FFFF
+#: most DFA states (and NFA nodes x 20) for one pattern
+MAX_STATES = 2000
+#: longest regex text for one pattern
+MAX_REGEX = 200_000
+
+Ranges = tuple[tuple[int, int], ...]
+
+
+class DfaLimit(Exception):
+    """The pattern's automaton or regex is larger than the caps (or uses a non-regular node)."""
+
+
+def _ranges(c: Chars) -> Ranges:
+    rs = sorted(c.ranges)
+    if not c.negated:
+        return tuple(rs)
+    out, prev = [], 0
+    for lo, hi in rs:
+        if lo > prev:
+            out.append((prev, lo - 1))
+        prev = max(prev, hi + 1)
+    if prev <= MAXCP:
+        out.append((prev, MAXCP))
+    return tuple(out)
+
+
+class _Nfa:
+    def __init__(self, grammar: Grammar | None) -> None:
+        self.eps: list[list[int]] = []
+        self.moves: list[list[tuple[Ranges, int]]] = []
+        self.g = grammar
+
+    def node(self) -> int:
+        if len(self.eps) > MAX_STATES * 20:
+            raise DfaLimit(f"more than {MAX_STATES * 20} automaton nodes")
+        self.eps.append([])
+        self.moves.append([])
+        return len(self.eps) - 1
+
+    def build(self, e: Expr, start: int, seen: frozenset[str] = frozenset()) -> int:
+        """Thompson construction from ``start``; returns the end node."""
+        if isinstance(e, Token):
+            return self.build(e.expr, start, seen)
+        if isinstance(e, Lit):
+            cur = start
+            for ch in e.text:
+                nxt = self.node()
+                self.moves[cur].append((((ord(ch), ord(ch)),), nxt))
+                cur = nxt
+            return cur
+        if isinstance(e, Chars):
+            end = self.node()
+            rs = _ranges(e)
+            if rs:
+                self.moves[start].append((rs, end))
+            return end
+        if isinstance(e, Seq):
+            cur = start
+            for item in e.items:
+                cur = self.build(item, cur, seen)
+            return cur
+        if isinstance(e, Alt):
+            end = self.node()
+            for item in e.items:
+                s = self.node()
+                self.eps[start].append(s)
+                self.eps[self.build(item, s, seen)].append(end)
+            return end
+        if isinstance(e, Rep):
+            cur = start
+            for _ in range(e.min):
+                cur = self.build(e.item, cur, seen)
+            if e.max is None:
+                loop = self.node()
+                self.eps[cur].append(loop)
+                self.eps[self.build(e.item, loop, seen)].append(loop)
+                return loop
+            end = self.node()
+            for _ in range(e.max - e.min):
+                self.eps[cur].append(end)
+                cur = self.build(e.item, cur, seen)
+            self.eps[cur].append(end)
+            return end
+        if isinstance(e, Ref) and self.g is not None and e.name not in seen:
+            return self.build(self.g.rules[e.name], start, seen | {e.name})
+        raise DfaLimit(f"{type(e).__name__} is not a regular pattern node")
+
+
+def _closure(nfa: _Nfa, nodes: set[int]) -> frozenset[int]:
+    todo = list(nodes)
+    out = set(nodes)
+    while todo:
+        for t in nfa.eps[todo.pop()]:
+            if t not in out:
+                out.add(t)
+                todo.append(t)
+    return frozenset(out)
+
+
+def build_dfa(e: Expr, grammar: Grammar | None = None) -> tuple[list[dict[int, int]], set[int], list[int]]:
+    """``(transitions by interval index, accepting states, interval starts)``; state 0 is the start."""
+    nfa = _Nfa(grammar)
+    start = nfa.node()
+    final = nfa.build(e, start)
+    points = {0}
+    for moves in nfa.moves:
+        for rs, _ in moves:
+            for lo, hi in rs:
+                points.add(lo)
+                if hi < MAXCP:
+                    points.add(hi + 1)
+    starts = sorted(points)
+    first = _closure(nfa, {start})
+    ids = {first: 0}
+    order = [first]
+    trans: list[dict[int, int]] = []
+    accepting: set[int] = set()
+    k = 0
+    while k < len(order):
+        state = order[k]
+        if final in state:
+            accepting.add(k)
+        targets: dict[int, set[int]] = {}
+        for n in state:
+            for rs, t in nfa.moves[n]:
+                for lo, hi in rs:
+                    for iv in range(bisect_right(starts, lo) - 1, bisect_right(starts, hi)):
+                        targets.setdefault(iv, set()).add(t)
+        row: dict[int, int] = {}
+        for iv, ts in targets.items():
+            nxt = _closure(nfa, ts)
+            if nxt not in ids:
+                if len(order) >= MAX_STATES:
+                    raise DfaLimit(f"more than {MAX_STATES} DFA states")
+                ids[nxt] = len(order)
+                order.append(nxt)
+            row[iv] = ids[nxt]
+        trans.append(row)
+        k += 1
+    return trans, accepting, starts
+
+
+def _class(ivs: list[int], starts: list[int]) -> str:
+    from .emit.lark import _class_char  # the Lark printer's escaping
+
+    spans: list[tuple[int, int]] = []
+    for iv in sorted(ivs):
+        lo = starts[iv]
+        hi = starts[iv + 1] - 1 if iv + 1 < len(starts) else MAXCP
+        if spans and spans[-1][1] + 1 == lo:
+            spans[-1] = (spans[-1][0], hi)
+        else:
+            spans.append((lo, hi))
+    if spans == [(0, MAXCP)]:
+        return "[\\s\\S]"
+    body = "".join(_class_char(a) if a == b else f"{_class_char(a)}-{_class_char(b)}" for a, b in spans)
+    return f"[{body}]"
+
+
+def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -> str:
+    """An unambiguous regex for ``e`` (without the empty string when ``nonempty``)."""
+    trans, accepting, starts = build_dfa(e, grammar)
+    n = len(trans)
+    # trim: keep states that reach an accepting state
+    live = set(accepting)
+    changed = True
+    while changed:
+        changed = False
+        for s in range(n):
+            if s not in live and any(t in live for t in trans[s].values()):
+                live.add(s)
+                changed = True
+    if 0 not in live:
+        return "(?!)"
+    edges: dict[tuple[int, int], str] = {}
+    for s in range(n):
+        if s not in live:
+            continue
+        by_target: dict[int, list[int]] = {}
+        for iv, t in trans[s].items():
+            if t in live:
+                by_target.setdefault(t, []).append(iv)
+        for t, ivs in by_target.items():
+            edges[(s, t)] = _class(ivs, starts)
+    src, dst = n, n + 1
+    if nonempty:
+        # a copy of the start state that is not accepting: the empty word is gone, nothing else
+        for (a, b), rx in list(edges.items()):
+            if a == 0:
+                edges[(src, b)] = rx
+    else:
+        edges[(src, 0)] = ""
+    for s in accepting & live:
+        edges[(s, dst)] = ""
+    size = 0
+    remaining = [s for s in range(n) if s in live]
+    while remaining:
+        # eliminate the state with the fewest in x out edges first (keeps the regex small)
+        def cost(k: int) -> int:
+            ins = sum(1 for (a, b) in edges if b == k and a != k)
+            outs = sum(1 for (a, b) in edges if a == k and b != k)
+            return ins * outs
+
+        k = min(remaining, key=cost)
+        remaining.remove(k)
+        loop = edges.pop((k, k), None)
+        star = "" if loop is None else (f"{loop}*" if _atomic(loop) else f"(?:{loop})*")
+        ins = [(a, rx) for (a, b), rx in edges.items() if b == k]
+        outs = [(b, rx) for (a, b), rx in edges.items() if a == k]
+        for a, _ in ins:
+            del edges[(a, k)]
+        for b, _ in outs:
+            del edges[(k, b)]
+        for a, r1 in ins:
+            for b, r2 in outs:
+                path = _cat(r1, star, r2)
+                old = edges.get((a, b))
+                edges[(a, b)] = path if old is None else _union(old, path)
+                size += len(edges[(a, b)])
+                if size > MAX_REGEX * 4 or len(edges[(a, b)]) > MAX_REGEX:
+                    raise DfaLimit(f"the regex would exceed {MAX_REGEX} characters")
+    out = edges.get((src, dst))
+    if out is None:
+        return "(?!)"
+    return f"(?:{out})"
+
+
+def _atomic(rx: str) -> bool:
+    """Whether ``rx`` is one unit for a quantifier (a class, or one group)."""
+    if rx.startswith("[") and rx.endswith("]") and rx.count("[") == 1:
+        return True
+    return rx in ("[\\s\\S]",)
+
+
+def _group(rx: str) -> str:
+    return rx if "|" not in rx or _atomic(rx) else f"(?:{rx})"
+
+
+def _cat(*parts: str) -> str:
+    return "".join(_group(p) for p in parts)
+
+
+def _union(a: str, b: str) -> str:
+    if a == "":
+        return f"(?:{b})?"
+    if b == "":
+        return f"(?:{a})?"
+    return f"(?:{a}|{b})"
+
+
+__all__ = ["DfaLimit", "backtracks", "build_dfa", "dfa_regex"]
+
+
+def _first(e: Expr, grammar: Grammar | None) -> Ranges | None:
+    """Characters ``e`` can start with (None: unknown / could be empty-led)."""
+    if isinstance(e, Token):
+        return _first(e.expr, grammar)
+    if isinstance(e, Lit):
+        return ((ord(e.text[0]), ord(e.text[0])),) if e.text else None
+    if isinstance(e, Chars):
+        return _ranges(e)
+    if isinstance(e, Seq) and e.items:
+        return _first(e.items[0], grammar)
+    if isinstance(e, Rep) and e.min > 0:
+        return _first(e.item, grammar)
+    return None
+
+
+def _overlap(a: Ranges, b: Ranges) -> bool:
+    return any(lo1 <= hi2 and lo2 <= hi1 for lo1, hi1 in a for lo2, hi2 in b)
+
+
+def _repeats(e: Expr) -> bool:
+    """Whether ``e`` holds a quantifier of variable count."""
+    if isinstance(e, Token):
+        return _repeats(e.expr)
+    if isinstance(e, Rep):
+        return e.max != e.min or _repeats(e.item)
+    if isinstance(e, (Seq, Alt)):
+        return any(_repeats(i) for i in e.items)
+    return False
+
+
+def _branching(e: Expr, grammar: Grammar | None) -> bool:
+    """Whether ``e`` holds an alternation whose branches may start alike."""
+    if isinstance(e, Token):
+        return _branching(e.expr, grammar)
+    if isinstance(e, Alt):
+        lits = [i.text for i in e.items if isinstance(i, Lit)]
+        others = [i for i in e.items if not isinstance(i, Lit)]
+        # two literals clash only when one is a prefix of the other (escapes such as \n, \u0000 do not)
+        if any(a.startswith(b) for a in lits for b in lits if a is not b) or "" in lits:
+            return True
+        firsts = [_first(i, grammar) for i in others] + [((ord(t[0]), ord(t[0])),) for t in lits]
+        if any(f is None for f in firsts):
+            return True
+        pairs = [(i, j) for i in range(len(others)) for j in range(i + 1, len(firsts))]
+        if any(_overlap(firsts[i], firsts[j]) for i, j in pairs):  # type: ignore[arg-type]
+            return True
+        return any(_branching(i, grammar) for i in e.items)
+    if isinstance(e, Seq):
+        return any(_branching(i, grammar) for i in e.items)
+    if isinstance(e, Rep):
+        return _branching(e.item, grammar)
+    return False
+
+
+def backtracks(e: Expr, grammar: Grammar | None = None) -> bool:
+    """Whether a backtracking matcher may take exponential time on ``e`` printed as it is: a
+    repetition of something that itself repeats, or that branches with alike first characters
+    (``(a+)+``, ``(a|aa)*``, ``(\\w+\\s?)+``). Conservative: False means the plain regex is safe."""
+    if isinstance(e, Token):
+        return backtracks(e.expr, grammar)
+    if isinstance(e, Rep):
+        if (e.max is None or e.max > 1) and (_repeats(e.item) or _branching(e.item, grammar)):
+            return True
+        return backtracks(e.item, grammar)
+    if isinstance(e, (Seq, Alt)):
+        return any(backtracks(i, grammar) for i in e.items)
+    return False
