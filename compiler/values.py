@@ -17,9 +17,9 @@ Syntax = Literal["json", "python"]
 
 #: Largest ``minLength``/``maxLength`` a grammar carries (llama.cpp expands a bounded repetition
 #: into one rule per count, and Python's ``re`` caps counts at 2**32).
-MAX_LENGTH = 10_000
+MAX_LENGTH = 1_000
 #: Largest ``minItems``/``maxItems`` (arrays repeat a whole value rule).
-MAX_ITEMS = 1_000
+MAX_ITEMS = 100
 #: Most decimal digits of an integer ``minimum``/``maximum`` (the range rules grow with the digits).
 MAX_INT_DIGITS = 40
 

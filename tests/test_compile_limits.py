@@ -103,3 +103,27 @@ def test_structural_tag_past_max_tags(fmt: str, choice: str) -> None:
     bad = render_calls(fmt, [("tool_0", {"location": "y", "p1": 1})])
     assert engine_results(bundle, good)["xgrammar"][0]
     assert not engine_results(bundle, bad)["xgrammar"][0]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_bounds_at_the_limits_load_in_every_engine(fmt: str, dialect: str) -> None:
+    """minLength/maxLength up to MAX_LENGTH and minItems/maxItems up to MAX_ITEMS give grammars every
+    engine loads (llama.cpp refused its own expansion of long repetitions: GBNF writes them as rules)."""
+    from strategies import load_in_engine, tool
+    from toolgram.compiler.values import MAX_ITEMS, MAX_LENGTH
+
+    schema = {"type": "object", "properties": {
+        "x": {"type": "string", "minLength": 3, "maxLength": MAX_LENGTH},
+        "y": {"type": "array", "minItems": 2, "maxItems": MAX_ITEMS, "items": {"type": "object", "properties": {
+            "a": {"type": "string", "maxLength": MAX_LENGTH},
+            "b": {"type": "array", "items": {"type": "integer"}, "maxItems": MAX_ITEMS}}}}}}
+    bundle = compile(fmt, [tool("f", schema)], dialect=dialect, tool_choice="required")
+    load_in_engine(bundle)
+    good = render_calls(fmt, [("f", {"x": "abc" * 300, "y": [{"a": "q", "b": [1, 2]}, {"b": list(range(MAX_ITEMS))}]})])
+    too_long = render_calls(fmt, [("f", {"x": "ab" * 501})])
+    too_many = render_calls(fmt, [("f", {"y": [{}] * (MAX_ITEMS + 1)})])
+    for engine, (ok, pos) in engine_results(bundle, good).items():
+        assert ok, f"{engine} rejects at {pos}"
+    for text in (too_long, too_many):
+        assert not any(ok for ok, _ in engine_results(bundle, text).values())

@@ -52,6 +52,7 @@ class BnfPrinter:
         self.g = grammar
         self.extra: dict[str, Expr] = {}
         self._until_names: dict[Until, str] = {}
+        self._long: dict[Rep, tuple[str, list[str]]] = {}
         self._used: list[str] = []
 
     # -- atoms -------------------------------------------------------------------------------------
@@ -67,7 +68,13 @@ class BnfPrinter:
         return "[" + ("^" if c.negated else "") + "".join(body) + "]"
 
     # -- structure ---------------------------------------------------------------------------------
+    #: bounded repetitions with a larger count are written as helper rules (GBNF: llama.cpp refuses
+    #: repetitions past its "sane defaults", about 2,000 generated rules)
+    rep_inline_max: int | None = None
+
     def expr(self, e: Expr, ctx: str = "top") -> str:
+        if isinstance(e, _Raw):
+            return e.text
         if isinstance(e, Token):
             return self.expr(e.expr, ctx)
         if isinstance(e, Lit):
@@ -85,6 +92,8 @@ class BnfPrinter:
                 raise ValueError("empty alternation")
             text = " | ".join(self.expr(i, "alt") for i in e.items)
             return text if ctx == "top" else f"({text})"
+        if isinstance(e, Rep) and self.rep_inline_max is not None and (e.max or 0) > self.rep_inline_max:
+            return self.long_rep(e, ctx)
         if isinstance(e, Rep):
             inner = self.expr(e.item, "rep")
             if isinstance(e.item, Rep) or (isinstance(e.item, Token) and isinstance(e.item.expr, Rep)):
@@ -95,6 +104,30 @@ class BnfPrinter:
         if isinstance(e, Dispatch):
             return self.dispatch(e)
         raise TypeError(e)
+
+    def long_rep(self, e: Rep, ctx: str) -> str:
+        """``item{min,max}`` as rules: ``min`` copies of the item rule, then a chain
+        ``c_k ::= "" | item c_(k-1)`` (one stack per step; unambiguous)."""
+        assert e.max is not None
+        hit = self._long.get(e)
+        if hit is not None:
+            self._used.extend(hit[1])
+            return f"({hit[0]})" if ctx in ("rep", "seq", "alt") else hit[0]
+        key = f"rpt-{len([n for n in self.extra if n.endswith('-item') and n.startswith('rpt-')]) + 1}"
+        while key + "-item" in self.g.rules:
+            key += "x"
+        item = f"{key}-item"
+        self.extra[item] = e.item
+        self._used.append(item)
+        prev = None
+        for k in range(1, e.max - e.min + 1):
+            name = f"{key}-{k}"
+            self.extra[name] = _Raw('"" | ' + item + (f" {prev}" if prev else ""))
+            self._used.append(name)
+            prev = name
+        text = " ".join([item] * e.min + ([prev] if prev else []))
+        self._long[e] = (text, [item] + [f"{key}-{k}" for k in range(1, e.max - e.min + 1)])
+        return f"({text})" if ctx in ("rep", "seq", "alt") else text
 
     def until(self, u: Until) -> str:
         if u not in self._until_names:
@@ -127,6 +160,7 @@ class GbnfPrinter(BnfPrinter):
     """llama.cpp GBNF: ``.`` is any character (llama.cpp rejects the empty class ``[^]``)."""
 
     dialect = "gbnf"
+    rep_inline_max = 64
 
     def chars(self, c: Chars) -> str:
         if not c.ranges and c.negated:
