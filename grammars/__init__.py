@@ -1,19 +1,39 @@
 """Format descriptions: one module per format, each holding ``FORMAT``.
 
-``FORMATS`` maps a format id to its :class:`~toolgram.grammars.spec.FormatSpec`.
-The ``golden/`` folder holds the checked-in grammars toolgram emits for the
-example tools in ``examples/``.
+The formats are discovered: every module of this package other than ``spec`` (and private ones,
+``_name``) that defines ``FORMAT`` is a format, so a new format is one new file here.
+``FORMATS`` maps a format id to its :class:`~toolgram.grammars.spec.FormatSpec`, in listing
+order (``FormatSpec.order``, then id). The ``golden/`` folder holds the checked-in grammars
+toolgram emits for the example tools in ``examples/``.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from ..errors import UnknownFormatError
-from . import hermes, llama3_json, llama4_pythonic, pythonic, qwen3_coder, seed_oss
 from .spec import FormatSpec
 
-FORMATS: dict[str, FormatSpec] = {
-    m.FORMAT.id: m.FORMAT for m in (seed_oss, qwen3_coder, hermes, llama3_json, pythonic, llama4_pythonic)
-}
+
+def _discover() -> dict[str, FormatSpec]:
+    found: list[FormatSpec] = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name == "spec" or info.name.startswith("_") or info.ispkg:
+            continue
+        spec = getattr(importlib.import_module(f"{__name__}.{info.name}"), "FORMAT", None)
+        if isinstance(spec, FormatSpec):
+            found.append(spec)
+    found.sort(key=lambda s: (s.order, s.id))
+    formats: dict[str, FormatSpec] = {}
+    for spec in found:
+        if spec.id in formats:
+            raise RuntimeError(f"two format descriptions have the id {spec.id!r}")
+        formats[spec.id] = spec
+    return formats
+
+
+FORMATS: dict[str, FormatSpec] = _discover()
 
 
 def get_format(format_id: str) -> FormatSpec:

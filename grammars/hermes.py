@@ -1,6 +1,6 @@
 """Hermes 2 Pro / 3, Qwen2.5, Qwen3: one JSON object per ``<tool_call>`` block."""
 
-from .spec import FormatSpec, JsonCall, Reasoning, Scope, Trigger
+from .spec import Fingerprint, FormatSpec, JsonCall, Reasoning, Scope, Trigger
 
 FORMAT = FormatSpec(
     id="hermes",
@@ -10,4 +10,13 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<tool_call>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=True),
     special_tokens=("<tool_call>", "</tool_call>", "<think>", "</think>"),
+    detect=(Fingerprint((("<tool_call>",),),
+                'the template writes <tool_call> blocks holding {"name": ..., "arguments": ...} JSON', priority=20),),
+    instructions=(
+        'To call a function, reply with one <tool_call> block per call, each holding a JSON object with '
+        'the function name and its arguments, exactly like this:\n'
+        '{example}\n'
+        'Write nothing after the last block.\n'
+    ),
+    order=30,
 )

@@ -1,6 +1,6 @@
 """Llama 3.x JSON tool calls: ``{"name": N, "parameters": {...}}``, optionally after ``<|python_tag|>``."""
 
-from .spec import FormatSpec, JsonCall, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, JsonCall, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="llama3_json",
@@ -18,4 +18,13 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<|python_tag|>"), Trigger("pattern_full", r'^\s*(\{\s*"name"\s*:[\s\S]*)')),
     parallel_default=False,
     special_tokens=("<|python_tag|>",),
+    detect=(Fingerprint((("<|python_tag|>",), ('"parameters"', "ipython")),
+                'Llama 3 ipython role with {"name": ..., "parameters": ...} JSON calls', priority=10),),
+    instructions=(
+        'To call a function, reply with only a JSON object with the function name and its parameters, '
+        'exactly like this:\n'
+        '{example}\n'
+        'Separate several calls with "; ". Write nothing after the last call.\n'
+    ),
+    order=40,
 )

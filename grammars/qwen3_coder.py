@@ -1,6 +1,6 @@
 """Qwen3-Coder / Qwen3.5: ``<tool_call>`` blocks with XML parameters, each value on its own lines."""
 
-from .spec import FormatSpec, Reasoning, Scope, Trigger, XmlCall
+from .spec import Fingerprint, FormatSpec, Reasoning, Scope, Trigger, XmlCall
 
 FORMAT = FormatSpec(
     id="qwen3_coder",
@@ -10,4 +10,13 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<tool_call>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=True),
     special_tokens=("<tool_call>", "</tool_call>", "<think>", "</think>"),
+    detect=(Fingerprint((("<tool_call>", "<function="),),
+                "the template writes <tool_call> blocks holding <function=...><parameter=...> XML", priority=50),),
+    instructions=(
+        'To call a function, reply with one block per call, exactly like this:\n'
+        '{example}\n'
+        'String values are written raw; numbers, booleans, null, objects and arrays as JSON. Write '
+        'nothing after the last block.\n'
+    ),
+    order=20,
 )

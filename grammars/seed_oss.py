@@ -1,6 +1,6 @@
 """ByteDance Seed-OSS: ``<seed:tool_call>`` blocks with XML parameters, values unpadded."""
 
-from .spec import FormatSpec, Reasoning, Scope, Trigger, XmlCall
+from .spec import Fingerprint, FormatSpec, Reasoning, Scope, Trigger, XmlCall
 
 FORMAT = FormatSpec(
     id="seed_oss",
@@ -10,4 +10,12 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<seed:tool_call>"),),
     reasoning=Reasoning("<seed:think>", "</seed:think>", trigger_ends=False),
     special_tokens=("<seed:tool_call>", "</seed:tool_call>", "<seed:think>", "</seed:think>"),
+    detect=(Fingerprint((("<seed:tool_call>",),), "the template writes <seed:tool_call> blocks", priority=60),),
+    instructions=(
+        'To call a function, reply with one block per call, exactly like this:\n'
+        '{example}\n'
+        'String values are written raw; numbers, booleans, null, objects and arrays as JSON. Write '
+        'nothing after the last block.\n'
+    ),
+    order=10,
 )

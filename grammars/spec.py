@@ -110,8 +110,29 @@ class Trigger:
 
 
 @dataclass(frozen=True)
+class Fingerprint:
+    """How ``toolgram detect`` recognises a chat template written for a format.
+
+    The template names the format when every literal of one of ``clauses`` occurs in it
+    (substring tests only, so detection stays linear in the template's length). When several
+    formats match, the highest ``priority`` wins: a more specific fingerprint (``<tool_call>``
+    with ``<function=``) outranks a more general one (``<tool_call>`` alone).
+    """
+
+    clauses: tuple[tuple[str, ...], ...]
+    reason: str
+    priority: int = 0
+
+
+@dataclass(frozen=True)
 class FormatSpec:
-    """Everything toolgram knows about one output format."""
+    """Everything toolgram knows about one output format.
+
+    ``order`` places the format in listings (``toolgram formats``, error messages).
+    ``detect`` says how a chat template for the format is recognised; ``instructions`` is what
+    toolgram's own chat template (``templates/_chatml.jinja``) tells the model about the format,
+    with ``{example}`` standing for a rendered example call.
+    """
 
     id: str
     summary: str
@@ -121,6 +142,9 @@ class FormatSpec:
     parallel_default: bool = True
     reasoning: Reasoning | None = None
     special_tokens: tuple[str, ...] = field(default=())
+    detect: tuple[Fingerprint, ...] = ()
+    instructions: str = ""
+    order: int = 1000
 
     @property
     def values(self) -> str:

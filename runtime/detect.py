@@ -19,11 +19,12 @@ from __future__ import annotations
 import os
 import stat
 import struct
-from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import ToolgramError
+from ..grammars import FORMATS
+from ..grammars.spec import Fingerprint
 
 __all__ = ["MAX_GGUF_ARRAY_DEPTH", "MAX_TEMPLATE_BYTES", "detect_format", "detect_path",
            "read_gguf_chat_template", "read_gguf_metadata", "read_template"]
@@ -44,7 +45,6 @@ class _Hits:
     CHUNK = 1 << 16
 
     def __init__(self, text: str, needles: tuple[str, ...]) -> None:
-        self.text = text
         self.first = dict.fromkeys(needles, -1)
         todo = list(needles)
         n = len(text)
@@ -61,55 +61,17 @@ class _Hits:
     def has(self, needle: str) -> bool:
         return self.first[needle] >= 0
 
-    def after(self, a: str, b: str) -> bool:
-        """``b`` occurs after the end of an ``a`` (``a[\\s\\S]*b``): after the first ``a`` is enough."""
-        i, j = self.first[a], self.first[b]
-        if i < 0 or j < 0:
-            return False
-        return j >= i + len(a) or self.text.find(b, i + len(a)) >= 0
+
+def _fingerprints() -> list[tuple[int, str, Fingerprint]]:
+    """Every format's fingerprints, most specific (highest priority) first; ties in listing order."""
+    found = [(fp.priority, i, fmt, fp) for i, (fmt, spec) in enumerate(FORMATS.items()) for fp in spec.detect]
+    found.sort(key=lambda t: (-t[0], t[1]))
+    return [(p, fmt, fp) for p, _, fmt, fp in found]
 
 
-Test = Callable[[_Hits], bool]
-
-
-def _contains(*needles: str) -> tuple[Test, tuple[str, ...]]:
-    """Any of ``needles`` occurs."""
-    return (lambda hits: any(hits.has(n) for n in needles)), needles
-
-
-def _both(a: str, b: str) -> tuple[Test, tuple[str, ...]]:
-    """``a`` and ``b`` both occur, in either order: ``a[\\s\\S]*b|b[\\s\\S]*a`` without backtracking.
-
-    Equivalent to that regex when neither literal can overlap the other, which holds for every pair used."""
-    return (lambda hits: hits.has(a) and hits.has(b)), (a, b)
-
-
-def _then(a: str, b: str) -> tuple[Test, tuple[str, ...]]:
-    """``b`` occurs after (the end of) an ``a``: ``a[\\s\\S]*b``."""
-    return (lambda hits: hits.after(a, b)), (a, b)
-
-
-def _either(*tests: tuple[Test, tuple[str, ...]]) -> tuple[Test, tuple[str, ...]]:
-    return (lambda hits: any(t(hits) for t, _ in tests)), tuple(n for _, ns in tests for n in ns)
-
-
-# (format id, (test, literals), reason); the first match wins, so more specific rules come first.
-# Each test reads the literals' first positions (see _Hits): detection is linear in the template's length.
-_RULES: list[tuple[str, tuple[Test, tuple[str, ...]], str]] = [
-    ("seed_oss", _contains("<seed:tool_call>"), "the template writes <seed:tool_call> blocks"),
-    ("qwen3_coder", _both("<tool_call>", "<function="),
-     "the template writes <tool_call> blocks holding <function=...><parameter=...> XML"),
-    ("llama4_pythonic", _either(_contains("<|python_start|>"), _then("<|header_start|>", "[func_name")),
-     "Llama 4 header tokens with a python list of calls ([func_name1(...)])"),
-    ("pythonic", _contains("[func_name(", "[func_name1(", "python list of calls", "python list for calls",
-                           "python list of function calls", "python list for function calls"),
-     "the template asks for a python list of calls ([func_name1(params_name1=...)])"),
-    ("hermes", _contains("<tool_call>"),
-     'the template writes <tool_call> blocks holding {"name": ..., "arguments": ...} JSON'),
-    ("llama3_json", _either(_contains("<|python_tag|>"), _both('"parameters"', "ipython")),
-     'Llama 3 ipython role with {"name": ..., "parameters": ...} JSON calls'),
-]
-_NEEDLES = tuple(dict.fromkeys(n for _, (_, needles), _ in _RULES for n in needles))
+# Detection knows no format: the fingerprints come from the format descriptions (grammars/*.py).
+_RULES = _fingerprints()
+_NEEDLES = tuple(dict.fromkeys(n for _, _, fp in _RULES for clause in fp.clauses for n in clause))
 
 
 def _open_nonblocking(path: str, flags: int) -> int:
@@ -120,9 +82,9 @@ def _open_nonblocking(path: str, flags: int) -> int:
 def detect_format(template: str) -> tuple[str, str] | None:
     """``(format_id, reason)`` for a chat template's text, or ``None`` when no tool format is named."""
     hits = _Hits(template, _NEEDLES)
-    for fmt, (test, _), reason in _RULES:
-        if test(hits):
-            return fmt, reason
+    for _, fmt, fp in _RULES:
+        if any(all(hits.has(n) for n in clause) for clause in fp.clauses):
+            return fmt, fp.reason
     return None
 
 

@@ -267,13 +267,21 @@ def render_template(template: str, messages: list[dict[str, Any]], tools: list[d
 
 
 def toolgram_template(format_id: str) -> Any:
-    """toolgram's own jinja template for ``format_id`` (with the format's render helpers bound)."""
+    """toolgram's own jinja template for ``format_id`` (with the format's render helpers bound).
+
+    ``templates/<id>.jinja`` when a format has its own, else the ChatML template
+    ``templates/_chatml.jinja``, which teaches the format with its description's ``instructions``.
+    """
     spec = get_format(format_id)
-    tpl = _environment(True).get_template(f"{spec.id}.jinja")
+    env = _environment(True)
+    own = f"{spec.id}.jinja"
+    tpl = env.get_template(own if (TEMPLATE_DIR / own).is_file() else "_chatml.jinja")
+    example = render_calls(spec, _EXAMPLE)
     return tpl, {
         "fmt": spec.id,
         "render_tool_calls": lambda m: render_calls(spec, call_pairs(m)),
-        "example_calls": render_calls(spec, _EXAMPLE),
+        "example_calls": example,
+        "instructions": spec.instructions.replace("{example}", example),
         "tool_json": lambda t: json.dumps(t.get("function", t), ensure_ascii=False),
     }
 
