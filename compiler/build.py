@@ -13,6 +13,7 @@ reads the Lark tree through ``Grammar.meta``:
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Literal
 
@@ -90,8 +91,10 @@ class GrammarBuilder:
             raise SchemaError(f"property name {key!r} is not an ASCII identifier, which {self.spec.id} needs", where)
         bad = not key or any(ch in "<>" or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in key)
         if self.spec.values == "xml" and bad:
+            c = self.spec.call
             raise SchemaError(
-                f"property name {key!r} cannot be written as <parameter=NAME> (empty, '<', '>' or a control character)",
+                f"property name {key!r} cannot be written as {c.param_open}NAME{c.param_name_end.strip()} "
+                "(empty, '<', '>' or a control character)",
                 where,
             )
 
@@ -192,11 +195,11 @@ class GrammarBuilder:
         # fill it with endless newlines.
         env = ENVELOPE_WS if any(t.type != "word" for t in self.spec.triggers) else JSON_WS
         return seq(
-            Token(seq(Lit("{"), env, Lit('"name"')), "ENAME"),
+            Token(seq(Lit("{"), env, Lit(json.dumps(c.name_key))), "ENAME"),
             Token(seq(env, Lit(":"), JSON_WS), "ECOLON"),
             Lit(json_literal(tool.name)),
             vb.punct(","),
-            Lit(f'"{c.args_key}"'),
+            Lit(json.dumps(c.args_key)),
             vb.punct(":"),
             args_rule,
             vb.close_("}"),  # the JSON object close token: never two terminals for the same "}"

@@ -48,9 +48,15 @@ class XmlCall:
 
 @dataclass(frozen=True)
 class JsonCall:
-    """``{"name": "N", "<args_key>": {...}}``: JSON values."""
+    """``{"<name_key>": "N", "<args_key>": {...}}``: JSON values.
+
+    The grammar and the renderer write ``args_key``; the lenient parser also reads any key of
+    ``read_args_keys`` there (models mix Hermes' ``arguments`` and Llama 3's ``parameters``).
+    """
 
     args_key: str = "arguments"
+    name_key: str = "name"
+    read_args_keys: tuple[str, ...] = ("arguments", "parameters")
     values: Literal["json"] = "json"
 
 

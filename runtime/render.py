@@ -62,7 +62,7 @@ def render_call(spec: FormatSpec, name: str, arguments: dict[str, Any]) -> str:
         )
         return f"{c.function_open}{name}{c.name_end}{params}{c.function_end}"
     if isinstance(c, JsonCall):
-        return json.dumps({"name": name, c.args_key: arguments}, ensure_ascii=False)
+        return json.dumps({c.name_key: name, c.args_key: arguments}, ensure_ascii=False)
     assert isinstance(c, PythonCall)
     return f"{name}(" + ", ".join(f"{k}={python_literal(v)}" for k, v in arguments.items()) + ")"
 

@@ -462,7 +462,7 @@ class Scanner:
 
     def _json_head(self, q: int) -> Any:
         buf = self.buf
-        steps = ["{", '"name"', ":"]
+        steps = ["{", json.dumps(self.spec.call.name_key), ":"]
         for lit in steps:
             q2 = self._skip_ws_at(q)
             if q2 in (_WAIT, _FAIL):
@@ -760,7 +760,7 @@ class Scanner:
             lit = steps[self.sub["step"]]
             if lit is None:
                 res: Any = False
-                for key in dict.fromkeys((c.args_key, "arguments", "parameters")):
+                for key in dict.fromkeys((c.args_key, *c.read_args_keys)):
                     res = self._lit(f'"{key}"')
                     if res is not False:
                         break

@@ -138,13 +138,14 @@ def run(args: argparse.Namespace) -> int:
     # Validate the tools and options before loading the model (cheap, and errors come first).
     from .. import compile as compile_tools
     from ..grammars import get_format
+    from ..runtime.generator import DEFAULT_FORMAT
 
     if args.format is not None:
         get_format(args.format)
     allowed = [s.strip() for s in args.allowed_tools.split(",") if s.strip()] if args.allowed_tools else None
     if tools:
         extra: dict[str, Any] = {"max_tool_calls": max_tool_calls} if max_tool_calls is not None else {}
-        compile_tools(args.format or "hermes", tools, dialect="ebnf", tool_choice=tool_choice,
+        compile_tools(args.format or DEFAULT_FORMAT, tools, dialect="ebnf", tool_choice=tool_choice,
                       parallel_tool_calls=args.parallel, reasoning=args.reasoning, allowed_tools=allowed, **extra)
 
     from ..runtime.generator import Generator
