@@ -14,22 +14,12 @@ from ..compiler.schema import load_tools
 from ..errors import OptionError, ToolgramError
 from ..grammars import get_format
 from .scanner import Scanner
+from .values import model_text
 
 __all__ = ["StreamParser", "parse"]
 
 Message = dict[str, Any]
 Delta = dict[str, Any]
-
-
-def model_text(text: Any, name: str = "text") -> str:
-    """The model output as ``str``: ``str`` as is, ``bytes`` decoded as UTF-8 with replacement.
-
-    Anything else is a caller's error (not model output): a one-line :class:`ToolgramError`."""
-    if isinstance(text, str):
-        return text
-    if isinstance(text, (bytes, bytearray)):
-        return bytes(text).decode("utf-8", errors="replace")
-    raise ToolgramError(f"{name} must be str or bytes (UTF-8), got {type(text).__name__}", name)
 
 
 def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: bool | None,

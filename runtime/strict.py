@@ -15,15 +15,17 @@ longer than :data:`MAX_STRICT_CHARS` characters or with brackets nested deeper t
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import Any
 
 from ..compiler import compile as compile_tools
+from ..compiler.emit.lark import new_lark
 from ..compiler.schema import load_tools
 from ..errors import OptionError
 from .diagnostics import Diagnostic
 from .pyliteral import unlimited_int_digits
-from .values import convert_python_value, convert_xml_value, dumps_arguments, loads_json
+from .values import convert_python_value, convert_xml_value, dumps_arguments, loads_json, model_text
 
 WS = " \t\n\r"
 
@@ -54,9 +56,31 @@ def _too_costly(text: str) -> str | None:
 
 @functools.lru_cache(maxsize=64)
 def _lark(grammar: str, parser: str) -> Any:
-    import lark
+    """The Lark parser for a compiled grammar, built by the same constructor that chose LALR or
+    Earley for it (:func:`toolgram.compiler.emit.lark.new_lark`), once per grammar text."""
+    return new_lark(grammar, parser=parser, propagate_positions=True)
 
-    return lark.Lark(grammar, parser=parser, propagate_positions=True)
+
+@functools.lru_cache(maxsize=64)
+def _bundle(format: str, key: str) -> Any:  # noqa: A002 - SPEC name
+    """The compiled Lark bundle for ``format`` and the JSON ``key`` of the tools and options (cached:
+    strict parsing a stream of outputs for the same request compiles once)."""
+    args = json.loads(key)
+    try:
+        return compile_tools(format, args["tools"], dialect="lark", **args["options"])
+    except OptionError:
+        if args["options"]["tool_choice"] == "none" or load_tools(args["tools"]):
+            raise
+        # no tools at all: nothing can be a call (as in lenient mode)
+        return compile_tools(format, args["tools"], dialect="lark", **{**args["options"], "tool_choice": "none"})
+
+
+def _compiled(format: str, tools: Any, options: dict[str, Any]) -> Any:  # noqa: A002
+    try:
+        key = json.dumps({"tools": tools, "options": options}, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):  # not JSON (a caller's own objects): compile without the cache
+        return _bundle.__wrapped__(format, json.dumps({"tools": tools, "options": options}, default=repr))
+    return _bundle(format, key)
 
 
 def _message(content: str, reasoning: str, calls: list[tuple[str, str]], diags: list[Diagnostic]) -> dict[str, Any]:
@@ -95,19 +119,11 @@ def parse_strict(
     max_tool_calls: int | None = None,
 ) -> dict[str, Any]:
     """Parse ``text`` with the Lark grammar of the same options; see the module docstring."""
-    from .parser import model_text
-
     text = model_text(text)
     tools = tools if tools is not None else []
-    options = dict(dialect="lark", parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
-                   max_tool_calls=max_tool_calls)
-    try:
-        bundle = compile_tools(format, tools, tool_choice=tool_choice, allowed_tools=allowed_tools, **options)
-    except OptionError:
-        if tool_choice == "none" or load_tools(tools):
-            raise
-        # no tools at all: nothing can be a call (as in lenient mode)
-        bundle = compile_tools(format, tools, tool_choice="none", **options)
+    bundle = _compiled(format, tools, {"tool_choice": tool_choice, "parallel_tool_calls": parallel_tool_calls,
+                                       "reasoning": reasoning, "allowed_tools": allowed_tools,
+                                       "max_tool_calls": max_tool_calls})
     if bundle.grammar is None:  # tool_choice none: no grammar, everything is content
         return _message(text, "", [], [])
     import lark

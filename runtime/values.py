@@ -20,6 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from ..errors import ToolgramError
 from .diagnostics import Diagnostic
 from .pyliteral import MAX_INT_DIGITS, LiteralSyntaxError, parse_literal, too_long_int, unlimited_int_digits
 
@@ -67,6 +68,21 @@ class JSONValueError(ValueError):
         super().__init__(f"{msg} (at offset {offset})")
         self.msg = msg
         self.offset = offset
+
+
+# --------------------------------------------------------------------------------------------
+# Input
+
+
+def model_text(text: Any, name: str = "text") -> str:
+    """The model output as ``str``: ``str`` as is, ``bytes`` decoded as UTF-8 with replacement.
+
+    Anything else is a caller's error (not model output): a one-line :class:`ToolgramError`."""
+    if isinstance(text, str):
+        return text
+    if isinstance(text, (bytes, bytearray)):
+        return bytes(text).decode("utf-8", errors="replace")
+    raise ToolgramError(f"{name} must be str or bytes (UTF-8), got {type(text).__name__}", name)
 
 
 # --------------------------------------------------------------------------------------------
