@@ -155,6 +155,16 @@ class Token(Expr):
 EMPTY = Lit("")
 ANY = Chars((), negated=True)
 
+#: preferred rule names for shared sub-expressions, when a printer writes them as a rule of their
+#: own (GBNF and EBNF print a group used more than once as one named rule; see emit/bnf.py)
+RULE_NAMES: dict[Expr, str] = {}
+
+
+def named(expr: Expr, name: str) -> Expr:
+    """Register ``name`` as the rule name for ``expr`` wherever a printer hoists it; returns ``expr``."""
+    RULE_NAMES[expr] = sanitize(name)
+    return expr
+
 
 def seq(*items: Expr) -> Expr:
     """A flattened sequence, dropping empty literals and merging adjacent literals."""

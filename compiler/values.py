@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
 from ..runtime.render import python_literal
-from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, alt, opt, seq
+from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, alt, named, opt, seq
 from .regex import json_char, pattern_to_ir, python_char
 from .schema import ANNOTATIONS, TYPES, SchemaContext
 
@@ -27,7 +27,8 @@ DIGIT = Chars(((ord("0"), ord("9")),))
 DIGIT19 = Chars(((ord("1"), ord("9")),))
 HEX = Chars(((ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))))
 # llama.cpp's bounded JSON whitespace: nothing, a space, or 1-2 newlines and up to 20 indents.
-JSON_WS = alt(EMPTY, Lit(" "), seq(Rep(Lit("\n"), 1, 2), Rep(Chars.of(" \t"), 0, 20)))
+# GBNF and EBNF print it as one rule ``ws`` (issue 10: engines expand every inline copy).
+JSON_WS = named(alt(EMPTY, Lit(" "), seq(Rep(Lit("\n"), 1, 2), Rep(Chars.of(" \t"), 0, 20))), "ws")
 WS = Rep(Chars.of(" \t\n"), 0, None)  # SPEC section 1: between calls, before and after them
 
 INT_RE = seq(opt(Lit("-")), alt(Lit("0"), seq(DIGIT19, Rep(DIGIT, 0, None))))
@@ -36,22 +37,24 @@ EXP = seq(Chars.of("eE"), opt(Chars.of("+-")), Rep(DIGIT, 1, None))
 NUMBER = seq(INT_RE, opt(FRAC), opt(EXP))
 
 JSON_PLAIN = Chars(((ord('"'), ord('"')), (ord("\\"), ord("\\")), (0, 0x1F)), negated=True)
-JSON_ESC = seq(Lit("\\"), alt(Chars.of('"\\/bfnrt'), seq(Lit("u"), Rep(HEX, 4, 4))))
-JSON_CHAR = alt(JSON_PLAIN, JSON_ESC)
+# (names for the part after the backslash: sequences are flattened into the string's loop)
+JSON_ESC = seq(Lit("\\"), named(alt(Chars.of('"\\/bfnrt'), seq(Lit("u"), Rep(HEX, 4, 4))), "json-escape"))
+JSON_CHAR = named(alt(JSON_PLAIN, JSON_ESC), "json-char")
 _PY_ESC = seq(
     Lit("\\"),
-    alt(
+    named(alt(
         Chars.of("\\'\"nrt"),
         seq(Lit("x"), Rep(HEX, 2, 2)),
         seq(Lit("u"), Rep(HEX, 4, 4)),
         seq(Lit("U"), Rep(HEX, 8, 8)),
-    ),
+    ), "py-escape"),
 )
+_QUOTE_NAMES = {"'": "sq", '"': "dq"}
 
 
 def py_char(quote: str) -> Expr:
     """One character of a Python string literal quoted with ``quote``."""
-    return alt(py_plain(quote), _PY_ESC)
+    return named(alt(py_plain(quote), _PY_ESC), f"{_QUOTE_NAMES[quote]}-char")
 
 
 def py_plain(quote: str) -> Chars:
@@ -436,7 +439,8 @@ def _string(syntax: Syntax, min_len: int, max_len: int | None) -> Expr:
     quoted = []
     for q in "'\"":
         body = unbounded_chars(py_plain(q), _PY_ESC) if unbounded else Rep(py_char(q), min_len, max_len)
-        quoted.append(seq(Lit(q), body, Lit(q)))
+        quoted.append(named(seq(Lit(q), body, Lit(q)), f"{_QUOTE_NAMES[q]}-string") if unbounded else
+                      seq(Lit(q), body, Lit(q)))
     return Token(alt(*quoted), "STRING")
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from ..automaton import until_rules
-from ..ir import Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until
+from ..ir import RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until
 
 
 @lru_cache(maxsize=4096)
@@ -48,12 +49,18 @@ class BnfPrinter:
 
     dialect = "gbnf"
 
-    def __init__(self, grammar: Grammar) -> None:
+    def __init__(self, grammar: Grammar, share: bool = True) -> None:
         self.g = grammar
         self.extra: dict[str, Expr] = {}
         self._until_names: dict[Until, str] = {}
         self._long: dict[Rep, tuple[str, list[str]]] = {}
         self._used: list[str] = []
+        #: repeated inline groups printed as one named rule each (see :func:`plan_shared`): expr -> name
+        self._share: dict[Expr, str | None] = {}
+        if share:
+            self._share.update(plan_shared(grammar, self._kids, self._bodies))
+        self._hints: dict[Expr, str] = {}
+        self._taken: set[str] = set(grammar.rules)
 
     # -- atoms -------------------------------------------------------------------------------------
     def lit(self, text: str) -> str:
@@ -72,11 +79,46 @@ class BnfPrinter:
     #: repetitions past its "sane defaults", about 2,000 generated rules)
     rep_inline_max: int | None = None
 
-    def expr(self, e: Expr, ctx: str = "top") -> str:
+    def _kids(self, e: Expr) -> tuple[Expr, ...]:
+        """The sub-expressions :meth:`expr` prints inline (Tokens looked through), for :func:`plan_shared`."""
+        if isinstance(e, (Seq, Alt)):
+            return e.items
+        if isinstance(e, Rep):
+            return (e.item,)
+        if isinstance(e, Dispatch):
+            return (e.lowered,)
+        return ()
+
+    def _bodies(self, e: Expr) -> tuple[Expr, ...]:
+        """Sub-expressions :meth:`expr` prints as rules of their own (EBNF: TagDispatch's rule)."""
+        return ()
+
+    def shared_name(self, e: Expr) -> str:
+        """The rule name of a hoisted group (named on first use, so names follow the printing order)."""
+        name = self._share[e]
+        if name is None:
+            base = RULE_NAMES.get(e) or self._hints.get(e) or "group"
+            if base.split("-")[0] in _GENERATED:
+                base = "h-" + base
+            name, n = base, 1
+            while name in self._taken:
+                n += 1
+                name = f"{base}-{n}"
+            self._taken.add(name)
+            self._share[e] = name
+            self.extra[name] = e
+        self._used.append(name)
+        return name
+
+    def expr(self, e: Expr, ctx: str = "top", share: bool = True) -> str:
         if isinstance(e, _Raw):
             return e.text
         if isinstance(e, Token):
-            return self.expr(e.expr, ctx)
+            if self._share and e.expr not in self._hints:
+                self._hints[e.expr] = e.kind.lower()
+            return self.expr(e.expr, ctx, share)
+        if share and isinstance(e, (Seq, Alt, Rep)) and e in self._share:
+            return self.shared_name(e)
         if isinstance(e, Lit):
             return self.lit(e.text)
         if isinstance(e, Chars):
@@ -95,8 +137,9 @@ class BnfPrinter:
         if isinstance(e, Rep) and self.rep_inline_max is not None and (e.max or 0) > self.rep_inline_max:
             return self.long_rep(e, ctx)
         if isinstance(e, Rep):
+            item = e.item.expr if isinstance(e.item, Token) else e.item
             inner = self.expr(e.item, "rep")
-            if isinstance(e.item, Rep) or (isinstance(e.item, Token) and isinstance(e.item.expr, Rep)):
+            if isinstance(item, Rep) and item not in self._share:
                 inner = f"({inner})"  # xgrammar rejects stacked quantifiers such as [^<]{1,3}?
             return inner + quant(e.min, e.max)
         if isinstance(e, Until):
@@ -152,7 +195,8 @@ class BnfPrinter:
                 continue
             printed.add(name)
             body = self.g.rules[name] if name in self.g.rules else self.extra[name]
-            lines.append(f"{name} ::= {self.expr(body)}")
+            # a shared group's own rule spells it out; any other rule whose body is one names it
+            lines.append(f"{name} ::= {self.expr(body, share=self._share.get(body) != name)}")
         return "\n".join(lines) + "\n"
 
 
@@ -173,6 +217,13 @@ class EbnfPrinter(BnfPrinter):
 
     dialect = "ebnf"
 
+    def _kids(self, e: Expr) -> tuple[Expr, ...]:
+        return () if isinstance(e, Dispatch) else super()._kids(e)
+
+    def _bodies(self, e: Expr) -> tuple[Expr, ...]:
+        # TagDispatch's rule after the tag is a rule of its own
+        return (e.then,) if isinstance(e, Dispatch) else ()
+
     def dispatch(self, d: Dispatch) -> str:
         key = f"dispatch-{len([n for n in self.extra if n.startswith('dispatch-')]) + 1}"
         then = d.then if isinstance(d.then, Ref) else None
@@ -188,10 +239,10 @@ class EbnfPrinter(BnfPrinter):
         self._used += [key, then_name]
         return key
 
-    def expr(self, e: Expr, ctx: str = "top") -> str:
+    def expr(self, e: Expr, ctx: str = "top", share: bool = True) -> str:
         if isinstance(e, _Raw):
             return e.text
-        return super().expr(e, ctx)
+        return super().expr(e, ctx, share)
 
     def until(self, u: Until) -> str:
         """Free text that avoids some strings: xgrammar's own ``TagDispatch`` with no tags and
@@ -207,6 +258,85 @@ class EbnfPrinter(BnfPrinter):
         self.extra[key] = _Raw(f"TagDispatch(loop_after_dispatch=false, excludes=({excludes}))")
         self._used.append(key)
         return key
+
+
+#: first words of the rule names the printers generate (Until automata, TagDispatch, long repetitions)
+_GENERATED = frozenset(("text", "free", "dispatch", "rpt", "root"))
+#: a hoisted group has at least this many IR nodes (``[0-9]{4}`` or ``("a" | "b")`` stay inline)
+SHARE_MIN_NODES = 4
+
+
+def _strip(e: Expr) -> Expr:
+    while isinstance(e, Token):
+        e = e.expr
+    return e
+
+
+def plan_shared(grammar: Grammar, kids: Callable[[Expr], tuple[Expr, ...]],
+                bodies_of: Callable[[Expr], tuple[Expr, ...]], min_nodes: int | None = None) -> dict[Expr, None]:
+    """The inline groups to print as named rules: every sequence, choice or repetition of at least
+    ``min_nodes`` IR nodes that the printed grammar would otherwise spell out two or more times.
+
+    Same language: a rule reference means exactly its body.  Engines build states (OpenVINO's
+    xgrammar also a token-mask cache) per inline copy, so one JSON whitespace rule instead of its
+    hundreds of copies is what lets large tool sets compile fast (issue 10).
+
+    ``kids(e)`` are the sub-expressions the printer writes inline, ``bodies_of(e)`` those it writes as
+    rules of their own.  Occurrences are counted as printed: a group inside a hoisted group counts
+    once for it, not once per use of it.  Identical IR nodes compare equal, so the groups form a
+    DAG; deciding each distinct node once, parents before children, is linear in the distinct nodes.
+    """
+    min_nodes = SHARE_MIN_NODES if min_nodes is None else min_nodes
+    children: dict[Expr, tuple[Expr, ...]] = {}
+    size: dict[Expr, int] = {}
+    post: list[Expr] = []  # distinct inline nodes, children before parents
+    occ: dict[Expr, int] = {}  # copies printed: first the rule bodies' own children
+    rules_seen: set[str] = set()
+    rule_todo = [grammar.root]
+    body_todo: list[Expr] = []
+
+    def expand(node: Expr) -> tuple[Expr, ...] | None:
+        """The children of a group not met before (None: a reference, or met already)."""
+        if isinstance(node, Ref):
+            rule_todo.append(node.name)
+            return None
+        if node in children:
+            return None
+        body_todo.extend(bodies_of(node))
+        return tuple(map(_strip, kids(node)))
+
+    while rule_todo or body_todo:
+        if body_todo:
+            top = _strip(body_todo.pop())
+        else:
+            name = rule_todo.pop()
+            if name in rules_seen or name not in grammar.rules:
+                continue
+            rules_seen.add(name)
+            top = _strip(grammar.rules[name])
+        # a rule body counts as one copy of its group (a body equal to a shared group prints as its name)
+        occ[top] = occ.get(top, 0) + 1
+        stack: list[tuple[Expr, bool]] = [(top, False)]
+        while stack:  # iterative: an enum can be 50,000 wide, a schema deep
+            node, done = stack.pop()
+            if done:
+                size[node] = 1 + sum(size.get(k, 1) for k in children[node])
+                post.append(node)
+                continue
+            ks = expand(node)
+            if ks is not None:
+                children[node] = ks
+                stack.append((node, True))
+                stack.extend((k, False) for k in ks if k not in children)
+    out: dict[Expr, None] = {}
+    for node in reversed(post):  # parents first: a node's count is final when it is reached
+        n = occ.get(node, 0)
+        if n >= 2 and isinstance(node, (Seq, Alt, Rep)) and size[node] >= min_nodes:
+            out[node] = None
+            n = 1
+        for k in children[node]:
+            occ[k] = occ.get(k, 0) + n
+    return out
 
 
 def _dispatch_safe(u: Until) -> bool:
