@@ -8,8 +8,9 @@
 * :func:`convert_xml_value` types the raw text of an XML parameter (seed_oss, qwen3_coder) by
   its schema.
 * :func:`convert_python_value` reads the text of a pythonic argument value.
-* :func:`dumps_arguments` writes an ``arguments`` string; :func:`complete_partial_json` closes
-  a truncated JSON object at the end of input.
+* :func:`dumps_arguments` writes an ``arguments`` string (a truncated one is never completed:
+  SPEC section 4).
+* :func:`model_text` reads the model output given to the parsers (``str`` or UTF-8 ``bytes``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ __all__ = [
     "Diagnostic",
     "JSONValueError",
     "TYPE_ORDER",
-    "complete_partial_json",
     "convert_python_value",
     "convert_xml_value",
     "dumps_arguments",
@@ -445,113 +445,3 @@ def _cut_partial_escape(body: str) -> str:
         if m:
             body = body[: m.start(1)]
     return body
-
-
-def complete_partial_json(text: str) -> str | None:
-    """Complete a truncated JSON value (normally an object) into valid JSON text.
-
-    An open string value is closed (an unfinished escape dropped); a truncated number loses a
-    trailing ``.``, ``e`` or sign; a truncated ``true``/``false``/``null`` is finished; a dangling
-    key, colon or comma is dropped with its key; open brackets are closed. Complete text comes
-    back unchanged (without trailing whitespace). Raw control characters inside strings pass
-    through (lenient :func:`loads_json` reads them). Returns ``None`` when ``text`` is empty or is not
-    a prefix of any JSON text (including text after a complete value).
-    """
-    n = len(text)
-    stack: list[str] = []
-    # States: value (a value is expected), value_or_close (after '['), key_or_close (after '{'),
-    # key (after ',' in an object), colon, comma_or_close, done.
-    state = "value"
-    safe = -1  # a cut point after which appending the closers gives valid JSON
-    i = 0
-    while True:
-        while i < n and text[i] in _JSON_WS:
-            i += 1
-        if i >= n:
-            break
-        c = text[i]
-        if state in ("value", "value_or_close"):
-            if c == "]" and state == "value_or_close":
-                stack.pop()
-                i += 1
-            elif c == '"':
-                end = _string_end(text, i)
-                if end == -2:
-                    return None
-                if end < 0:
-                    body = _cut_partial_escape(text[i + 1 :])
-                    return text[: i + 1] + body + '"' + "".join(reversed(stack))
-                i = end
-            elif c in "{[":
-                stack.append("}" if c == "{" else "]")
-                state = "key_or_close" if c == "{" else "value_or_close"
-                i += 1
-                safe = i
-                continue
-            elif c == "-" or c.isdigit():
-                m = _PARTIAL_NUMBER_RE.match(text, i)
-                end = m.end() if m else i
-                token = text[i:end]
-                if end >= n:
-                    while token and not _NUMBER_RE.fullmatch(token):
-                        token = token[:-1]
-                    if not token:
-                        break
-                    return text[:i] + token + "".join(reversed(stack))
-                if not _NUMBER_RE.fullmatch(token):
-                    return None
-                i = end
-            elif c in "tfn":
-                word = next(w for w in _LITERALS if w[0] == c)
-                rest = text[i : i + len(word)]
-                if rest == word:
-                    i += len(word)
-                elif i + len(rest) >= n and word.startswith(rest):
-                    return text + word[len(rest) :] + "".join(reversed(stack))
-                else:
-                    return None
-            else:
-                return None
-        elif state in ("key_or_close", "key"):
-            if c == "}" and state == "key_or_close":
-                stack.pop()
-                i += 1
-            elif c == '"':
-                end = _string_end(text, i)
-                if end == -2:
-                    return None
-                if end < 0:
-                    break
-                i = end
-                state = "colon"
-                continue
-            else:
-                return None
-        elif state == "colon":
-            if c != ":":
-                return None
-            i += 1
-            state = "value"
-            continue
-        elif state == "comma_or_close":
-            if c == ",":
-                state = "key" if stack[-1] == "}" else "value"
-                i += 1
-                continue
-            if c in "}]":
-                if c != stack[-1]:
-                    return None
-                stack.pop()
-                i += 1
-            else:
-                return None
-        else:  # done
-            return None
-        # a value (or a container) just ended at i
-        state = "comma_or_close" if stack else "done"
-        safe = i
-    if state == "done":
-        return text[:safe]
-    if safe < 0:
-        return None
-    return text[:safe] + "".join(reversed(stack))

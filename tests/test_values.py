@@ -24,7 +24,6 @@ from toolgram.runtime.pyliteral import (
 )
 from toolgram.runtime.values import (
     JSONValueError,
-    complete_partial_json,
     convert_python_value,
     convert_xml_value,
     dumps_arguments,
@@ -599,82 +598,6 @@ def test_diagnostic_to_json() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# partial JSON
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ('{"a": "Par', '{"a": "Par"}'),
-        ('{"a": "x\\', '{"a": "x"}'),
-        ('{"a": "x\\\\', '{"a": "x\\\\"}'),
-        ('{"a": "x\\u00', '{"a": "x"}'),
-        ('{"a": "x\\\\u00', '{"a": "x\\\\u00"}'),
-        ('{"a": 1, "b', '{"a": 1}'),
-        ('{"a": 1, "b"', '{"a": 1}'),
-        ('{"a": 1, "b": ', '{"a": 1}'),
-        ('{"a": 1, ', '{"a": 1}'),
-        ('{"a": [1, 2', '{"a": [1, 2]}'),
-        ('{"a": [1, 2, ', '{"a": [1, 2]}'),
-        ('{"a": {"b": {', '{"a": {"b": {}}}'),
-        ('{"a": tr', '{"a": true}'),
-        ('{"a": n', '{"a": null}'),
-        ('{"a": 12', '{"a": 12}'),
-        ('{"a": 1.', '{"a": 1}'),
-        ('{"a": 1e-', '{"a": 1}'),
-        ('{"a": -', "{}"),
-        ("{", "{}"),
-        ("  {\n", "  {}"),
-        ('{"a": "\\ud83d', '{"a": ""}'),
-        ('{"a": "\\ud83d\\ude00', '{"a": "\\ud83d\\ude00"}'),
-        ('{"a": "\\\\ud83d', '{"a": "\\\\ud83d"}'),
-        ('{"a": 1}', '{"a": 1}'),
-        ('{"a": 1}  \n', '{"a": 1}'),
-        ("", None),
-        ("   ", None),
-        ('{"a": 1} x', None),
-        ('{"a": x', None),
-        ('{"a" 1', None),
-        ("{1: 2", None),
-        ('{"a": [1,]', None),
-        ('{"a": 01', '{"a": 0}'),
-    ],
-)
-def test_complete_partial_json(text: str, expected: str | None) -> None:
-    assert complete_partial_json(text) == expected
-
-
-@PROPERTY
-@given(json_objects, st.sampled_from(["default", "ascii", "indent", "compact"]))
-def test_complete_partial_json_every_prefix(obj: dict[str, Any], style: str) -> None:
-    """Every prefix of an object's JSON completes to valid JSON holding a prefix of its keys."""
-    kwargs = {
-        "default": {"ensure_ascii": False},
-        "ascii": {},
-        "indent": {"indent": 1, "ensure_ascii": False},
-        "compact": {"separators": (",", ":")},
-    }[style]
-    text = json.dumps(obj, **kwargs)
-    keys = list(obj)
-    for cut in range(1, len(text) + 1):
-        completed = complete_partial_json(text[:cut])
-        assert completed is not None, text[:cut]
-        value = json.loads(completed)
-        assert isinstance(value, dict)
-        assert list(value) == keys[: len(value)]
-    assert json.loads(complete_partial_json(text) or "") == obj
-
-
-@PROPERTY
-@given(st.text(max_size=30))
-def test_complete_partial_json_string_values_are_prefixes(s: str) -> None:
-    text = json.dumps({"k": s})
-    for cut in range(len('{"k": "'), len(text)):
-        value = json.loads(complete_partial_json(text[:cut]) or "")
-        assert s.startswith(value["k"])
-
-
-# ---------------------------------------------------------------------------------------------
 # hygiene
 
 
@@ -728,7 +651,4 @@ def test_no_crash_on_arbitrary_text(text: str) -> None:
         convert_python_value(text, lenient=lenient)
         for schema in (None, INT, NUM, BOOL, OBJ, ARR, ALL_UNION):
             dumps_arguments(convert_xml_value(text, schema, lenient=lenient)[0])
-    completed = complete_partial_json(text)
-    if completed is not None:  # raw control characters in strings pass through, as lenient JSON
-        loads_json(completed)
-        json.loads(completed, strict=False)
+
