@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,11 +10,9 @@ from ..errors import OptionError
 from ..grammars import get_format
 from ..grammars.spec import FormatSpec
 from .build import GrammarBuilder
-from .emit.bnf import to_ebnf, to_gbnf
-from .emit.lark import lark_parser_kind, to_lark
-from .emit.structural_tag import to_structural_tag
+from .dialects import DIALECTS
 from .ir import Grammar
-from .options import DIALECTS, Options, resolve
+from .options import Options, resolve
 from .schema import Tool, load_tools
 
 LLAMA_TRIGGER_TYPES = {"word": 1, "pattern": 2, "pattern_full": 3}
@@ -76,7 +73,8 @@ def compile(  # noqa: A001 - the public name is SPEC's
 ) -> Bundle:
     """Compile ``tools`` (an OpenAI tools array) for ``format`` into ``dialect``."""
     spec = get_format(format)
-    if dialect not in DIALECTS:
+    d = DIALECTS.get(dialect) if isinstance(dialect, str) else None
+    if d is None:
         raise OptionError(f"unknown dialect {dialect!r}; dialects: {', '.join(DIALECTS)}", "dialect")
     tool_list = load_tools(tools)
     opts = resolve(
@@ -91,7 +89,7 @@ def compile(  # noqa: A001 - the public name is SPEC's
     )
     triggers = [{"type": t.type, "value": t.value} for t in spec.triggers]
     preserved = list(spec.special_tokens)
-    lazy = dialect == "gbnf" and opts.choice == "auto"
+    lazy = d.lazy_auto and opts.choice == "auto"
     bundle = Bundle(
         format=spec.id,
         dialect=dialect,
@@ -106,18 +104,12 @@ def compile(  # noqa: A001 - the public name is SPEC's
         ir, relaxed = build_ir(spec, tool_list, opts, lazy)
         bundle.ir = ir
         bundle.relaxed = relaxed
-        if dialect == "gbnf":
-            bundle.grammar = to_gbnf(ir)
-        elif dialect == "ebnf":
-            bundle.grammar = to_ebnf(ir)
-        elif dialect == "lark":
-            bundle.grammar = to_lark(ir)
-            bundle.lark_parser = lark_parser_kind(bundle.grammar)
-        else:
-            bundle.grammar = json.dumps(to_structural_tag(spec, tool_list, opts, ir), ensure_ascii=False)
-    if dialect == "lark" and bundle.lark_parser is None:
-        bundle.lark_parser = "lalr"
-    if dialect == "gbnf":
+        bundle.grammar = d.emit(spec, tool_list, opts, ir)
+        if d.parser_kind is not None:
+            bundle.lark_parser = d.parser_kind(bundle.grammar)
+    if bundle.lark_parser is None:
+        bundle.lark_parser = d.default_parser
+    if d.llama_server:
         bundle.llama_server = llama_server_fields(spec, bundle.grammar, lazy)
     return bundle
 

@@ -10,7 +10,6 @@ from ..grammars.spec import FormatSpec
 from .schema import Tool
 
 ReasoningMode = Literal["none", "optional", "forced"]
-DIALECTS = ("gbnf", "ebnf", "lark", "structural-tag")
 
 
 @dataclass(frozen=True)

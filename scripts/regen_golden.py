@@ -17,11 +17,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from toolgram.compiler.dialects import DIALECTS as _REGISTRY
+
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "grammars" / "golden"
 TOOLS = ROOT / "grammars" / "examples" / "tools.json"
 FORMATS = ("seed_oss", "qwen3_coder", "hermes", "llama3_json", "pythonic", "llama4_pythonic")
-DIALECTS = {"gbnf": "gbnf", "ebnf": "ebnf", "lark": "lark", "structural-tag": "structural-tag.json"}
+#: dialect -> golden file extension (the dialect registry's)
+DIALECTS = {name: d.extension for name, d in _REGISTRY.items()}
 #: variant name -> extra ``toolgram compile`` arguments
 VARIANTS: dict[str, list[str]] = {"auto": [], "required": ["--tool-choice", "required"]}
 

@@ -62,6 +62,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10: the same API from the tomli backport
     import tomli as tomllib  # type: ignore[no-redef]
 
+from .compiler.dialects import DIALECTS as _REGISTRY
 from .engines import EngineUnavailable, GrammarRejected, import_engine
 from .errors import ToolgramError
 
@@ -77,7 +78,7 @@ __all__ = [
     "validate_manifest",
 ]
 
-DIALECTS = ("gbnf", "ebnf", "lark", "structural-tag")
+DIALECTS = tuple(_REGISTRY)
 OPTION_KEYS = ("tool_choice", "parallel", "reasoning", "allowed_tools")
 CASE_KEYS = {"name", "format", "tools", "dialects", "options", "accept", "reject"}
 EXAMPLE_KEYS = {"file", "text", "calls", "name"}
@@ -489,8 +490,7 @@ class _Lark(_Checker):
         return self.mod.accepts_lark(self.grammar, s, self.parser)
 
 
-_ENGINE_FOR = {"gbnf": ["llamacpp"], "ebnf": ["xgrammar", "openvino"],
-               "structural-tag": ["xgrammar", "openvino"], "lark": ["lark"]}
+_ENGINE_FOR = {name: list(d.engines) for name, d in _REGISTRY.items()}
 _DISPLAY = {"llamacpp": "llama.cpp", "xgrammar": "xgrammar", "openvino": "openvino", "lark": "lark"}
 
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from .. import compile as compile_tools
+from ..compiler.dialects import NAMES as DIALECTS
 from .common import add_format, add_tool_options, read_tools, tool_kwargs, tools_file
 
 
@@ -14,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("compile", help="compile a format and tools into a grammar")
     add_format(p)
     add_tool_options(p)
-    p.add_argument("--dialect", default="gbnf", choices=("gbnf", "ebnf", "lark", "structural-tag"))
+    p.add_argument("--dialect", default="gbnf", choices=DIALECTS)
     p.add_argument("--json", action="store_true", help="print the bundle object (grammar, triggers, llama_server)")
     p.add_argument("--pretty", action="store_true", help="indent the JSON output")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(bundle.to_json(), ensure_ascii=False, indent=2 if args.pretty else None) + "\n"
     else:
         text = bundle.grammar if bundle.grammar is not None else ""
-        if args.dialect == "structural-tag" and text:
+        if text and not text.endswith("\n"):  # the structural tag's JSON text
             text += "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")

@@ -14,6 +14,7 @@ import argparse
 import json
 import re
 
+from ..compiler.dialects import NAMES as DIALECTS
 from ..errors import ToolgramError
 
 
@@ -21,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="load grammars in their engines and check example outputs")
     p.add_argument("manifest", nargs="?", help="TOML manifest of cases (manifest mode)")
     p.add_argument("--grammar", help="grammar file to validate (grammar-file mode)")
-    p.add_argument("--dialect", choices=("gbnf", "ebnf", "lark", "structural-tag"),
+    p.add_argument("--dialect", choices=DIALECTS,
                    help="the grammar file's dialect (grammar-file mode)")
     p.add_argument("--lazy-from-trigger", action="store_true",
                    help="GBNF only: the grammar is lazy and matches from the trigger on (as llama.cpp "
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         report = validate_manifest(args.manifest)
     elif args.grammar:
         if not args.dialect:
-            raise _usage("--grammar needs --dialect gbnf|ebnf|lark|structural-tag")
+            raise _usage(f"--grammar needs --dialect {'|'.join(DIALECTS)}")
         patterns = None
         if args.lazy_from_trigger:
             if args.dialect != "gbnf":
