@@ -77,7 +77,8 @@ def _bundle(format: str, key: str) -> Any:  # noqa: A002 - SPEC name
 
 def _compiled(format: str, tools: Any, options: dict[str, Any]) -> Any:  # noqa: A002
     try:
-        key = json.dumps({"tools": tools, "options": options}, sort_keys=True, allow_nan=False)
+        # key order is kept: it is meaningful (the schema's property order is the arguments' order)
+        key = json.dumps({"tools": tools, "options": options}, allow_nan=False)
     except (TypeError, ValueError):  # not JSON (a caller's own objects): compile without the cache
         return _bundle.__wrapped__(format, json.dumps({"tools": tools, "options": options}, default=repr))
     return _bundle(format, key)
