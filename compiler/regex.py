@@ -17,6 +17,7 @@ from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre  # type: ignore[attr-defined]
 
 from ..errors import UnsupportedSchemaError
+from ..grammars.syntax import json_text, python_text
 from .ir import EMPTY, Chars, Expr, Lit, Rep, alt, seq
 
 MAXCP = 0x10FFFF
@@ -153,25 +154,26 @@ def chars_expr(ranges: tuple[tuple[int, int], ...]) -> Expr:
     return Chars(ranges, False)
 
 
-_JSON_SHORT = {8: "\\b", 9: "\\t", 10: "\\n", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
-_JSON_SPECIAL = ((0, 31), (34, 34), (92, 92))
 
 
 def json_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
     """One decoded character from ``ranges`` as it appears inside a JSON string (``json.dumps`` escapes)."""
-    plain = subtract(ranges, _JSON_SPECIAL)
+    special = json_text.MUST_ESCAPE
+    plain = subtract(ranges, special)
     parts: list[Expr] = [chars_expr(plain)] if plain else []
+    top = max(hi for _, hi in special)
     for lo, hi in ranges:
-        for cp in range(lo, min(hi, 92) + 1):
-            if cp <= 31 or cp in (34, 92):
-                parts.append(Lit(_JSON_SHORT.get(cp, f"\\u{cp:04x}")))
+        for cp in range(lo, min(hi, top) + 1):
+            if any(a <= cp <= b for a, b in special):
+                parts.append(Lit(json_text.written(cp)))
     return alt(*parts)
 
 
 def python_char(quote: str) -> Callable[[tuple[tuple[int, int], ...]], Expr]:
     """Spell one decoded character inside a Python string quoted with ``quote``."""
-    esc = {10: "\\n", 13: "\\r", 92: "\\\\", ord(quote): "\\" + quote}
-    also = {9: "\\t"}  # a tab may be raw or escaped
+    esc = {**{ord(ch): python_text.WRITTEN[ch] for ch in python_text.MUST_ESCAPE}, ord(quote): "\\" + quote}
+    # characters the writer escapes that may also stand raw (a tab)
+    also = {ord(ch): text for ch, text in python_text.WRITTEN.items() if ch not in python_text.MUST_ESCAPE}
 
     def char(ranges: tuple[tuple[int, int], ...]) -> Expr:
         special = tuple((k, k) for k in sorted(esc))

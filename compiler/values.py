@@ -8,7 +8,7 @@ from functools import cache, lru_cache
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
-from ..runtime.render import python_literal
+from ..grammars.syntax import json_text, python_text
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, alt, named, opt, seq
 from .regex import json_char, pattern_to_ir, python_char
 from .schema import ANNOTATIONS, TYPES, SchemaContext
@@ -36,17 +36,20 @@ FRAC = seq(Lit("."), Rep(DIGIT, 1, None))
 EXP = seq(Chars.of("eE"), opt(Chars.of("+-")), Rep(DIGIT, 1, None))
 NUMBER = seq(INT_RE, opt(FRAC), opt(EXP))
 
-JSON_PLAIN = Chars(((ord('"'), ord('"')), (ord("\\"), ord("\\")), (0, 0x1F)), negated=True)
+JSON_PLAIN = Chars(json_text.MUST_ESCAPE, negated=True)
 # (names for the part after the backslash: sequences are flattened into the string's loop)
-JSON_ESC = seq(Lit("\\"), named(alt(Chars.of('"\\/bfnrt'), seq(Lit("u"), Rep(HEX, 4, 4))), "json-escape"))
+JSON_ESC = seq(
+    Lit("\\"),
+    named(alt(Chars.of("".join(json_text.SINGLE_ESCAPES)),
+              seq(Lit(json_text.HEX_ESCAPE[0]), Rep(HEX, json_text.HEX_ESCAPE[1], json_text.HEX_ESCAPE[1]))),
+          "json-escape"),
+)
 JSON_CHAR = named(alt(JSON_PLAIN, JSON_ESC), "json-char")
 _PY_ESC = seq(
     Lit("\\"),
     named(alt(
-        Chars.of("\\'\"nrt"),
-        seq(Lit("x"), Rep(HEX, 2, 2)),
-        seq(Lit("u"), Rep(HEX, 4, 4)),
-        seq(Lit("U"), Rep(HEX, 8, 8)),
+        Chars.of("".join(python_text.SINGLE_ESCAPES)),
+        *(seq(Lit(letter), Rep(HEX, digits, digits)) for letter, digits in python_text.HEX_ESCAPES.items()),
     ), "py-escape"),
 )
 _QUOTE_NAMES = {"'": "sq", '"': "dq"}
@@ -58,7 +61,7 @@ def py_char(quote: str) -> Expr:
 
 
 def py_plain(quote: str) -> Chars:
-    return Chars.of(quote + "\\\n\r", negated=True)
+    return Chars.of(quote + python_text.MUST_ESCAPE, negated=True)
 
 
 def unbounded_chars(plain: Chars, escape: Expr) -> Expr:
@@ -71,11 +74,7 @@ def json_literal(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def python_literals(value: Any) -> list[str]:
-    """Spellings of ``value`` as a Python literal (the renderer's), with strings in either quote style."""
-    single = python_literal(value, "'")
-    double = python_literal(value, '"')
-    return [single] if single == double else [single, double]
+python_literals = python_text.spellings
 
 
 def int_range(lo: int | None, hi: int | None) -> Expr:

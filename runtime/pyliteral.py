@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..grammars.syntax import python_text
 from .diagnostics import Diagnostic
 
 __all__ = [
@@ -46,19 +47,8 @@ __all__ = [
     "unlimited_int_digits",
 ]
 
-#: Single-character escapes accepted in strict mode (``\\xXX``, ``\\uXXXX``, ``\\UXXXXXXXX`` too).
-STRICT_ESCAPES: dict[str, str] = {
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "a": "\a",
-    "b": "\b",
-    "f": "\f",
-    "v": "\v",
-}
+#: Single-character escapes (``\\xXX``, ``\\uXXXX``, ``\\UXXXXXXXX`` too): Python's, from the syntax's one home.
+STRICT_ESCAPES: dict[str, str] = python_text.READ_ESCAPES
 
 #: Deepest bracket nesting read before giving up (keeps clear of Python's recursion limit).
 MAX_DEPTH = 200

@@ -11,41 +11,7 @@ from typing import Any
 
 from ..grammars import get_format
 from ..grammars.spec import FormatSpec, JsonCall, PythonCall, XmlCall
-
-
-def python_literal(value: Any, quote: str = "'") -> str:
-    """``value`` as a Python literal in the spelling the grammars emit."""
-    if isinstance(value, str):
-        out = []
-        for ch in value:
-            if ch == "\\":
-                out.append("\\\\")
-            elif ch == quote:
-                out.append("\\" + quote)
-            elif ch == "\n":
-                out.append("\\n")
-            elif ch == "\r":
-                out.append("\\r")
-            elif ch == "\t":
-                out.append("\\t")
-            else:
-                out.append(ch)
-        return quote + "".join(out) + quote
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, (int, float)):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(python_literal(v, quote) for v in value) + "]"
-    if isinstance(value, dict):
-        return (
-            "{"
-            + ", ".join(f"{python_literal(str(k), quote)}: {python_literal(v, quote)}" for k, v in value.items())
-            + "}"
-        )
-    raise TypeError(f"not a JSON value: {value!r}")
+from ..grammars.syntax.python_text import literal as python_literal
 
 
 def xml_value(value: Any) -> str:
