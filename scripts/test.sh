@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1
 ruff check .
+python scripts/lint_layers.py   # import-linter contracts on the installed layout
 toolgram validate grammars/examples/manifest.toml
 python -m pytest -q
