@@ -1,4 +1,9 @@
-"""Print the IR as GBNF (llama.cpp) or xgrammar EBNF; the two differ only in a few spellings."""
+"""Print the IR as GBNF (llama.cpp) or xgrammar EBNF; the two differ only in a few spellings.
+
+A group the printed grammar would spell out more than once (the JSON whitespace, a punctuation
+token, the JSON string ...) is printed once, as a named rule (:func:`plan_shared`): the engines
+build states per inline copy.  ``share=False`` prints every copy inline (the same language).
+"""
 
 from __future__ import annotations
 
