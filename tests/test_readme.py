@@ -1,0 +1,388 @@
+"""Every example in README.md runs as pasted (the project's rule), from the repository root.
+
+``sh`` blocks: each command line, without its trailing ``# comment``, runs with ``bash -c``. The lines of one
+block run in order in one temporary directory made for that block, holding a symlink to every top-level entry of
+the repository: paths such as ``grammars/examples/tools.json`` or ``tests/data/templates/...`` resolve as from the
+repository root, while a file a command writes (``-o hermes.gbnf``) lands in the temporary directory, never in the
+checkout (each line also checks that nothing new appeared under ``grammars/`` or ``tests/data/``). A line must
+exit 0, or the status its comment names as ``# exit N``. Not run: lines that install packages (``pip install``),
+lines that start the long-running server (``toolgram serve``: its arguments are still checked against the CLI's
+parser, and the python client block runs against a server this test starts), and ``bash scripts/test.sh`` (the
+test suite itself, which would run this file again).
+
+``python`` blocks: executed in README order in one shared namespace (the first block defines ``tools``), each
+block one test, with the repository layout as working directory. A block whose earlier blocks were not run
+(``-k``, or a deselected model block) first runs the earlier ones that need no model. The OpenAI client block uses
+``http://127.0.0.1:8000/v1``; this test starts ``toolgram serve --port 0`` (a free port on 127.0.0.1) and rewrites
+that URL in the block to the one the server prints, so a busy port 8000 never matters.
+
+``yaml`` blocks (GitHub Actions, pre-commit) are not run: their ``toolgram`` commands must parse with the CLI's
+own argument parser, and the extras they install must exist.
+
+Lines and blocks that load the SmolLM2 model (``toolgram generate``, ``toolgram validate`` of a manifest or of an
+EBNF/structural-tag grammar, which load it in OpenVINO; ``Generator``, the server, the OpenVINO adapters) are
+marked ``model`` and, together well over 30 s on 2 cores, ``slow``: the default run takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+GUARDED = [ROOT / "grammars", ROOT / "tests" / "data"]  # README commands read these and must not write there
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+README_URL = "http://127.0.0.1:8000/v1"
+# the installed command, as the README runs it (`python -m` would put the working directory first on sys.path)
+TOOLGRAM = [shutil.which("toolgram") or "toolgram"]
+
+
+@dataclass
+class Block:
+    lang: str
+    line: int  # 1-based line of the opening fence
+    lines: list[tuple[int, str]] = field(default_factory=list)  # (1-based line number, text)
+
+    @property
+    def source(self) -> str:
+        return "\n".join(text for _, text in self.lines) + "\n"
+
+
+def readme_blocks() -> list[Block]:
+    blocks: list[Block] = []
+    current: Block | None = None
+    for number, text in enumerate(README.read_text(encoding="utf-8").splitlines(), 1):
+        fence = re.match(r"^```(\S*)\s*$", text)
+        if current is None:
+            if fence:
+                current = Block(fence.group(1), number)
+        elif fence and not fence.group(1):
+            blocks.append(current)
+            current = None
+        else:
+            current.lines.append((number, text))
+    assert current is None, f"README.md: unclosed code block at line {current.line}"
+    return blocks
+
+
+BLOCKS = readme_blocks()
+
+
+def split_comment(line: str) -> tuple[str, str]:
+    """``cmd  # comment`` -> (``cmd``, ``comment``): a ``#`` starting a word outside quotes opens the comment."""
+    quote = ""
+    escaped = False
+    for i, ch in enumerate(line):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip(), line[i + 1:].strip()
+    return line.rstrip(), ""
+
+
+@dataclass
+class Command:
+    block: int  # index in BLOCKS
+    line: int
+    command: str
+    expect: int
+    skip: str = ""  # why it is not run
+
+
+def uses_model(command: str) -> bool:
+    """SmolLM2 gets loaded: generation, or a validate that reaches OpenVINO (manifests, EBNF, structural tags)."""
+    if re.search(r"\btoolgram (generate|serve)\b", command):
+        return True
+    if re.search(r"\btoolgram validate\b", command):
+        dialect = re.search(r"--dialect\s+(\S+)", command)
+        return dialect is None or dialect.group(1) not in ("gbnf", "lark")
+    return False
+
+
+def sh_commands() -> list[Command]:
+    commands = []
+    for index, block in enumerate(BLOCKS):
+        if block.lang not in ("sh", "bash", "shell", "console"):
+            continue
+        for number, text in block.lines:
+            command, comment = split_comment(text)
+            if not command.strip():
+                continue
+            code = re.match(r"exit (\d+)\b", comment)
+            skip = ""
+            if re.search(r"\bpip install\b", command):
+                skip = "installs packages"
+            elif re.search(r"\btoolgram serve\b", command):
+                skip = "starts a long-running server (its arguments are checked; the client block runs against one)"
+            elif re.search(r"\bscripts/test\.sh\b", command):
+                skip = "runs the whole test suite, this file included"
+            commands.append(Command(index, number, command, int(code.group(1)) if code else 0, skip))
+    return commands
+
+
+SH = sh_commands()
+PY = [i for i, b in enumerate(BLOCKS) if b.lang == "python"]
+
+
+def test_readme_has_examples() -> None:
+    langs = [b.lang for b in BLOCKS]
+    assert langs.count("python") >= 5 and len([c for c in SH if not c.skip]) >= 15, langs
+
+
+def repo_view(path: Path) -> Path:
+    """A directory that looks like the repository root (symlinks to its top-level entries) but is not it."""
+    path.mkdir(parents=True, exist_ok=True)
+    for entry in ROOT.iterdir():
+        if entry.name != ".git" and not (path / entry.name).exists():
+            (path / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    return path
+
+
+def tree() -> set[Path]:
+    return {p for root in GUARDED for p in root.rglob("*") if "__pycache__" not in p.parts}
+
+
+@dataclass
+class Workdir:
+    path: Path
+    done: set[int] = field(default_factory=set)  # README lines already run there
+
+
+@pytest.fixture(scope="module")
+def workdirs() -> dict[int, Workdir]:
+    """One repository view per sh block, made when the block's first line runs."""
+    return {}
+
+
+def check_cli_args(command: str) -> None:
+    """``toolgram ...`` parses with the CLI's own parser (argparse exits 2 on an unknown command or flag)."""
+    from toolgram.cli import build_parser
+
+    argv = shlex.split(command)
+    assert argv[0] == "toolgram", command
+    try:
+        build_parser().parse_args(argv[1:])
+    except SystemExit as exc:
+        pytest.fail(f"`{command}` does not parse as a toolgram command (argparse exit {exc.code})")
+
+
+def check_extras(command: str, line: int) -> None:
+    """``toolgram[a,b]`` and ``-e ".[a,b]"`` name extras that pyproject.toml defines."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    for wanted in re.findall(r"(?:\btoolgram|\.)\[([^\]]*)\]", command):
+        unknown = {e.strip() for e in wanted.split(",")} - set(extras)
+        assert not unknown, f"README.md:{line}: no extras {sorted(unknown)} in pyproject.toml"
+
+
+def sh_param(c: Command) -> Any:
+    marks = [pytest.mark.model, pytest.mark.slow] if uses_model(c.command) and not c.skip else []
+    return pytest.param(c, id=f"L{c.line}", marks=marks)
+
+
+@pytest.mark.parametrize("cmd", [sh_param(c) for c in SH])
+def test_sh_line(cmd: Command, workdirs: dict[int, Workdir], tmp_path_factory: pytest.TempPathFactory) -> None:
+    if cmd.skip:  # not run, but what can be checked without running it is
+        if re.match(r"\s*toolgram\s", cmd.command):
+            check_cli_args(cmd.command)
+        check_extras(cmd.command, cmd.line)
+        for script in re.findall(r"\bbash (\S+)", cmd.command):
+            assert (ROOT / script).is_file(), f"README.md:{cmd.line}: no {script}"
+        return
+    if uses_model(cmd.command):
+        pytest.importorskip("openvino_genai")
+        from toolgram.runtime.models import ModelUnavailable, smollm2_gguf_path
+
+        try:
+            smollm2_gguf_path()
+        except ModelUnavailable as e:
+            pytest.skip(str(e))
+    if cmd.block not in workdirs:
+        workdirs[cmd.block] = Workdir(repo_view(tmp_path_factory.mktemp(f"readme_block_L{BLOCKS[cmd.block].line}")))
+    workdir = workdirs[cmd.block]
+    # earlier lines of the block that were not run (deselected, -k) may write files this one reads
+    for earlier in SH:
+        if earlier.block == cmd.block and earlier.line < cmd.line and earlier.line not in workdir.done \
+                and not earlier.skip and not uses_model(earlier.command):
+            run_line(earlier, workdir)
+    run_line(cmd, workdir)
+
+
+def run_line(cmd: Command, workdir: Workdir) -> None:
+    before = tree()
+    proc = subprocess.run(["bash", "-c", cmd.command], cwd=workdir.path, env=ENV, capture_output=True,
+                          text=True, timeout=600, stdin=subprocess.DEVNULL)
+    workdir.done.add(cmd.line)
+    assert proc.returncode == cmd.expect, (
+        f"README.md:{cmd.line}: `{cmd.command}` exited {proc.returncode}, expected {cmd.expect}\n"
+        f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}")
+    if cmd.expect == 0 and not re.search(r"\s-o\s", cmd.command):
+        assert proc.stdout.strip(), f"README.md:{cmd.line}: `{cmd.command}` printed nothing"
+    created = tree() - before
+    assert not created, f"README.md:{cmd.line} wrote into the checkout: {sorted(map(str, created))}"
+
+
+# ---------------------------------------------------------------- python blocks
+
+
+def py_uses_model(source: str) -> bool:
+    return bool(re.search(r"\bGenerator\(|openvino_genai|\bOpenAI\(", source))
+
+
+class Server:
+    """``toolgram serve`` on 127.0.0.1 with a free port (``--port 0``), as in tests/test_serve.py."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [*TOOLGRAM, "serve", "--host", "127.0.0.1", "--port", "0"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, stdin=subprocess.DEVNULL)
+        self.stderr: list[str] = []
+        threading.Thread(target=self._drain, daemon=True).start()
+        self.url = ""
+        deadline = time.monotonic() + 180
+        assert self.proc.stdout is not None
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            if "http://" in line:
+                self.url = line.split()[-1]
+                break
+        if not self.url:
+            self.stop()
+            raise RuntimeError("toolgram serve did not start: " + "".join(self.stderr)[-2000:])
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@dataclass
+class Session:
+    namespace: dict[str, Any] = field(default_factory=lambda: {"__name__": "__readme__"})
+    done: set[int] = field(default_factory=set)
+    cwd: Path = ROOT
+    server: Server | None = None
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    s = Session(cwd=repo_view(tmp_path_factory.mktemp("readme_python")))
+    yield s
+    s.namespace.clear()
+    if s.server is not None:
+        s.server.stop()
+
+
+def run_block(session: Session, index: int) -> None:
+    block = BLOCKS[index]
+    source = block.source
+    if "OpenAI(" in source:
+        assert README_URL in source, f"README.md:{block.line}: the client block no longer uses {README_URL}"
+        if session.server is None:
+            session.server = Server()
+        source = source.replace(README_URL, session.server.url)
+    code = compile("\n" * block.line + source, f"README.md (block at line {block.line})", "exec")
+    exec(code, session.namespace)
+    session.done.add(index)
+
+
+def check_block(session: Session, index: int) -> None:
+    """What each block's comments promise, beyond running."""
+    ns = session.namespace
+    source = BLOCKS[index].source
+    if "bundle = toolgram.compile" in source:
+        assert ns["bundle"].grammar and ns["bundle"].to_json()["grammar"] == ns["bundle"].grammar
+    if "gen.chat(" in source:
+        assert ns["out"]["message"]["tool_calls"], ns["out"]
+    if "client.chat.completions.create" in source:
+        assert ns["r"].choices[0].message.tool_calls, ns["r"]
+    if "config.parsers = [parser]" in source:
+        result, toolgram = ns["result"], ns["toolgram"]
+        assert result.parsed[0]["tool_calls"], result.texts
+        assert result.parsed[0] == toolgram.parse("hermes", result.texts[0], ns["tools"])
+        assert ns["inc"].message["tool_calls"]
+    if "toolgram.parse(" in source and "msg" in ns:
+        assert ns["msg"]["tool_calls"], ns["msg"]
+
+
+def py_param(index: int) -> Any:
+    block = BLOCKS[index]
+    marks = [pytest.mark.model, pytest.mark.slow] if py_uses_model(block.source) else []
+    return pytest.param(index, id=f"L{block.line}", marks=marks)
+
+
+@pytest.mark.parametrize("index", [py_param(i) for i in PY])
+def test_python_block(index: int, session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = BLOCKS[index].source
+    if py_uses_model(source):
+        pytest.importorskip("openvino_genai")
+        from toolgram.runtime.models import ModelUnavailable, smollm2_gguf_path
+
+        try:
+            smollm2_gguf_path()
+        except ModelUnavailable as e:
+            pytest.skip(str(e))
+    if "OpenAI(" in source:
+        for module in ("openai", "fastapi", "uvicorn"):
+            pytest.importorskip(module)
+    monkeypatch.chdir(session.cwd)
+    for earlier in PY[: PY.index(index)]:
+        if earlier not in session.done and not py_uses_model(BLOCKS[earlier].source):
+            run_block(session, earlier)
+    run_block(session, index)
+    check_block(session, index)
+
+
+# ---------------------------------------------------------------- yaml blocks (not run)
+
+
+YAML = [b for b in BLOCKS if b.lang in ("yaml", "yml")]
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, id=f"L{b.line}") for b in YAML])
+def test_yaml_commands_exist(block: Block) -> None:
+    commands = []
+    for number, text in block.lines:
+        found = re.match(r"^\s*(?:(?:run|entry):\s*)?((?:toolgram|pip install)\s.*)$", text)
+        if found:  # a command line of a `run: |` script, or a pre-commit `entry:`
+            command, _ = split_comment(found.group(1))
+            commands.append(command)
+            if command.startswith("toolgram"):
+                check_cli_args(command)
+            check_extras(command, number)
+    assert any(c.startswith("toolgram ") for c in commands), f"README.md:{block.line}: no toolgram command found"
