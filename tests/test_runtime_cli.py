@@ -59,3 +59,18 @@ def test_bundled_example_streams_and_prints_json(capsys: pytest.CaptureFixture[s
     calls = last["message"]["tool_calls"]
     assert len(calls) == 1 and calls[0]["function"]["name"] in ("get_weather", "get_forecast")
     json.loads(calls[0]["function"]["arguments"])
+
+
+def test_stream_printer_prints_a_call_before_the_text_after_it() -> None:
+    """`generate --stream` prints each call as it completes: text after a call comes after it."""
+    import io
+
+    from toolgram.commands.generate_cmd import _StreamPrinter
+
+    out = io.StringIO()
+    printer = _StreamPrinter(out)
+    printer({"tool_calls": [{"index": 0, "id": "call_0", "type": "function",
+                             "function": {"name": "get_time", "arguments": "{}"}}]})
+    printer({"content": "Done."})
+    printer.flush_call()
+    assert out.getvalue().index("[call_0] get_time {}") < out.getvalue().index("Done.")

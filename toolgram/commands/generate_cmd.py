@@ -61,6 +61,7 @@ class _StreamPrinter:
 
     def __call__(self, delta: dict[str, Any]) -> None:
         if delta.get("content"):
+            self.flush_call()  # text after a call: the call is complete, print it first
             self.out.write(delta["content"])
             self.out.flush()
         for tc in delta.get("tool_calls") or []:
