@@ -16,6 +16,7 @@ from toolgram.compiler.bundle import compile
 from toolgram.grammars import FORMATS
 from toolgram.runtime.render import render_calls
 
+import toolgram
 from toolgram.cli import main
 from toolgram.errors import SchemaError, ToolgramError, UnsupportedSchemaError
 
@@ -168,6 +169,7 @@ def test_any_name_compiles_and_round_trips_or_is_rejected(fmt: str, name: str, k
     the rendered call is accepted, or compile rejects them with a ToolgramError naming the path."""
     tools = [tool(name, params({key: {"type": "string"}}, required=[key]))]
     text = render_calls(fmt, [(name, {key: "v"})])
+    compiled = False
     for dialect in DIALECTS:
         try:
             bundle = compile(fmt, tools, dialect=dialect, tool_choice="required")
@@ -177,6 +179,13 @@ def test_any_name_compiles_and_round_trips_or_is_rejected(fmt: str, name: str, k
             continue
         for engine, (ok, pos) in engine_results(bundle, text).items():
             assert ok, f"{dialect}/{engine} rejects {name!r}/{key!r} at {pos}: {text!r}"
+        compiled = True
+    if compiled:  # the name can be carried: both parsers return the call
+        want = [(name, json.dumps({key: "v"}, ensure_ascii=False))]
+        for mode in ("strict", "lenient"):
+            msg = toolgram.parse(fmt, text, tools, mode=mode, tool_choice="required")
+            got = [(c["function"]["name"], c["function"]["arguments"]) for c in msg["tool_calls"]]
+            assert got == want, (mode, name, key, text, msg)
 
 
 # -- tools files (finding 8; issue 12 section 5) ----------------------------------------------------

@@ -127,3 +127,33 @@ def test_bounds_at_the_limits_load_in_every_engine(fmt: str, dialect: str) -> No
         assert ok, f"{engine} rejects at {pos}"
     for text in (too_long, too_many):
         assert not any(ok for ok, _ in engine_results(bundle, text).values())
+
+
+def _best_compile_s(fmt: str, tools: list[dict], dialect: str, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.process_time()  # CPU time: other processes on the machine do not count
+        compile(fmt, tools, dialect=dialect, tool_choice="required")
+        best = min(best, time.process_time() - t)
+    return best
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(("what", "make", "sizes"), [
+    ("enum", _enum_tools, (1500, 6000, 24000)),
+    ("tools", _many_tools, (30, 120, 480)),
+])
+def test_compile_cost_grows_linearly(what: str, make, sizes: tuple[int, ...], dialect: str) -> None:
+    """Issue 13 finding 7 as a scaling test: compile time for x4 the enum values or tools grows at most
+    x6 (a ratio of CPU times in one run, not an absolute time; a failing ratio is measured again, up to
+    3 times). ``ir.alt()`` deduplicated with a list and Lark's analysis was quadratic in the tools."""
+    floor = 0.05  # below this, timer and cache noise dominate the ratio
+    for fmt in ("hermes", "qwen3_coder", "pythonic"):
+        compile(fmt, make(sizes[0]), dialect=dialect, tool_choice="required")  # warm caches
+        times: list[float] = []
+        for _attempt in range(3):
+            times = [_best_compile_s(fmt, make(n), dialect, 2 if k == 0 else 1) for k, n in enumerate(sizes)]
+            if all(tb <= 6 * max(ta, floor) for ta, tb in zip(times, times[1:], strict=False)):
+                break
+        else:
+            raise AssertionError(f"{fmt} {dialect} {what} {sizes}: {[round(t, 3) for t in times]} s")
