@@ -208,7 +208,8 @@ class Generator:
         """The EBNF for the request (``None``: no grammar) and whether it came from the cache."""
         try:
             key: tuple[Any, ...] | None = (
-                fmt, json.dumps(tools, sort_keys=True), json.dumps(tool_choice, sort_keys=True), parallel_tool_calls,
+                # key order is kept: a schema's property order is its arguments' order
+                fmt, json.dumps(tools), json.dumps(tool_choice, sort_keys=True), parallel_tool_calls,
                 reasoning, tuple(allowed_tools) if allowed_tools is not None else None, max_tool_calls, prefill,
             )
         except (TypeError, ValueError):

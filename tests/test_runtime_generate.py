@@ -371,3 +371,23 @@ def test_long_prompts_are_counted_exactly(gen: Any) -> None:
     assert len(text) > 4000
     whole = int(gen.tokenizer.encode(text, add_special_tokens=False).input_ids.shape[-1])
     assert whole < 8000 and gen.count_tokens(text) == whole
+
+
+def test_grammar_cache_tells_property_orders_apart() -> None:
+    """Regression: the compile cache keyed tools with sorted JSON keys, so a tool set whose
+    properties come in another order (another argument order) got the first one's grammar."""
+    from toolgram.runtime.generator import Generator
+
+    a = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+        "x": {"type": "string"}, "y": {"type": "string"}}, "required": ["x", "y"]}}}]
+    b = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+        "y": {"type": "string"}, "x": {"type": "string"}}, "required": ["x", "y"]}}}]
+    gen = Generator.__new__(Generator)  # the cache only: no model is loaded
+    from collections import OrderedDict
+
+    gen._compiled, gen.compile_cache_size = OrderedDict(), 8
+    args = ("hermes", "required", None, None, None, None, "")
+    ga, hit_a = gen._grammar_for(args[0], a, *args[1:])
+    gb, hit_b = gen._grammar_for(args[0], b, *args[1:])
+    assert not hit_a and not hit_b and ga != gb
+    assert gen._grammar_for(args[0], a, *args[1:]) == (ga, True)
