@@ -18,7 +18,7 @@ import re
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
-from ..grammars.spec import FormatSpec, JsonCall, PythonCall, XmlCall
+from ..grammars.spec import FormatSpec, JsonCall, NamedJsonCall, PythonCall, XmlCall
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import pattern_to_ir, raw_char
@@ -110,12 +110,7 @@ class GrammarBuilder:
     def call(self, index: int, tool: Tool) -> Expr:
         self._check_name(tool.name, f"$[{index}].function.name")
         c = self.spec.call
-        if isinstance(c, XmlCall):
-            body = self._xml_call(index, tool, c)
-        elif isinstance(c, JsonCall):
-            body = self._json_call(index, tool, c)
-        else:
-            body = self._python_call(index, tool, c)
+        body = _CALL_GRAMMARS[type(c)](self, index, tool, c)
         return self.g.add(f"call-{tool.name}", body, meta=("call", index))
 
     def _xml_call(self, index: int, tool: Tool, c: XmlCall) -> Expr:
@@ -182,14 +177,22 @@ class GrammarBuilder:
             params = vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
         return seq(head, params, Lit(c.function_end))
 
-    def _json_call(self, index: int, tool: Tool, c: JsonCall) -> Expr:
+    def _json_args(self, index: int, tool: Tool) -> tuple[Expr, ValueBuilder]:
+        """The rule holding a call's JSON object of arguments (tagged ``args`` for the strict parser)."""
         ctx = self._ctx(index, tool)
         vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
         if tool.strict:
             args = vb.value(tool.parameters, ctx.path, f"args-{tool.name}")
         else:
             args = vb.obj({"type": "object"}, ctx.path, f"args-{tool.name}")
-        args_rule = self.g.add(f"args-{tool.name}", args, meta=("args", index))
+        return self.g.add(f"args-{tool.name}", args, meta=("args", index)), vb
+
+    def _named_json_call(self, index: int, tool: Tool, c: NamedJsonCall) -> Expr:
+        args_rule, _ = self._json_args(index, tool)
+        return seq(Lit(c.head + tool.name + c.name_end), args_rule, Lit(c.end))
+
+    def _json_call(self, index: int, tool: Tool, c: JsonCall) -> Expr:
+        args_rule, vb = self._json_args(index, tool)
         # A pattern trigger (llama3_json's `^\s*(\{\s*"name"\s*:`) hands the grammar any `\s*` around
         # "name"; elsewhere the envelope uses JSON's bounded whitespace, so a small model cannot
         # fill it with endless newlines.
@@ -330,6 +333,15 @@ class GrammarBuilder:
             before = self.content(Token(Until(words, first_not=first + " \t\n", nonempty=True), "TEXT"))
             texts.append(seq(before, wrapped, WS_TOKEN))
         return seq(WS_TOKEN, opt(alt(tail, *texts)))
+
+
+#: How each call syntax of the format descriptions becomes grammar.
+_CALL_GRAMMARS = {
+    XmlCall: GrammarBuilder._xml_call,
+    JsonCall: GrammarBuilder._json_call,
+    PythonCall: GrammarBuilder._python_call,
+    NamedJsonCall: GrammarBuilder._named_json_call,
+}
 
 
 def _string_choices(schema: dict[str, Any]) -> list[str]:

@@ -8,8 +8,11 @@ module in this package holding one ``FORMAT = FormatSpec(...)``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
+
+from .syntax import python_text
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,16 @@ class XmlCall:
     param_end: str = "</parameter>\n"
     function_end: str = "</function>\n"
     values: Literal["xml"] = "xml"
+
+    def render(self, name: str, arguments: dict[str, Any]) -> str:
+        """One call in the canonical spelling: strings raw, every other type as JSON text."""
+        params = "".join(f"{self.param_open}{k}{self.param_name_end}{_xml_value(v)}{self.param_end}"
+                         for k, v in arguments.items())
+        return f"{self.function_open}{name}{self.name_end}{params}{self.function_end}"
+
+    def literal_ends(self, name: str) -> tuple[str, str]:
+        """The literal text a call of ``name`` starts and ends with."""
+        return self.function_open + name + self.name_end, self.function_end
 
     @property
     def value_stops(self) -> tuple[str, ...]:
@@ -59,6 +72,13 @@ class JsonCall:
     read_args_keys: tuple[str, ...] = ("arguments", "parameters")
     values: Literal["json"] = "json"
 
+    def render(self, name: str, arguments: dict[str, Any]) -> str:
+        return json.dumps({self.name_key: name, self.args_key: arguments}, ensure_ascii=False)
+
+    def literal_ends(self, name: str) -> tuple[str, str]:
+        """JSON allows whitespace inside the envelope: no literal text names the tool."""
+        return "", ""
+
 
 @dataclass(frozen=True)
 class PythonCall:
@@ -66,8 +86,39 @@ class PythonCall:
 
     values: Literal["python"] = "python"
 
+    def render(self, name: str, arguments: dict[str, Any]) -> str:
+        return f"{name}(" + ", ".join(f"{k}={python_text.literal(v)}" for k, v in arguments.items()) + ")"
 
-CallSyntax = XmlCall | JsonCall | PythonCall
+    def literal_ends(self, name: str) -> tuple[str, str]:
+        return name + "(", ")"
+
+
+@dataclass(frozen=True)
+class NamedJsonCall:
+    """``head`` + N + ``name_end`` + the JSON object of the arguments + ``end``.
+
+    The name stands as text before the arguments: DeepSeek V3.1's
+    ``<｜tool▁call▁begin｜>N<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``, Mistral's ``N[ARGS]{...}``,
+    Functionary's ``<function=N>{...}</function>``, a ``<call name="N">{...}</call>`` block.
+    """
+
+    head: str = ""
+    name_end: str = ""
+    end: str = ""
+    values: Literal["json"] = "json"
+
+    def render(self, name: str, arguments: dict[str, Any]) -> str:
+        return f"{self.head}{name}{self.name_end}{json.dumps(arguments, ensure_ascii=False)}{self.end}"
+
+    def literal_ends(self, name: str) -> tuple[str, str]:
+        return self.head + name + self.name_end, self.end
+
+
+def _xml_value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+CallSyntax = XmlCall | JsonCall | PythonCall | NamedJsonCall
 
 
 @dataclass(frozen=True)

@@ -6,31 +6,18 @@ templates for assistant history, by the tests' round trips and by benchmarks.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..grammars import get_format
-from ..grammars.spec import FormatSpec, JsonCall, PythonCall, XmlCall
+from ..grammars.spec import FormatSpec
 from ..grammars.syntax.python_text import literal as python_literal
 
-
-def xml_value(value: Any) -> str:
-    """XML formats: strings raw, every other type as JSON text."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+__all__ = ["python_literal", "render_call", "render_calls"]
 
 
 def render_call(spec: FormatSpec, name: str, arguments: dict[str, Any]) -> str:
-    """One call's text, without its block or list."""
-    c = spec.call
-    if isinstance(c, XmlCall):
-        params = "".join(
-            f"{c.param_open}{k}{c.param_name_end}{xml_value(v)}{c.param_end}" for k, v in arguments.items()
-        )
-        return f"{c.function_open}{name}{c.name_end}{params}{c.function_end}"
-    if isinstance(c, JsonCall):
-        return json.dumps({c.name_key: name, c.args_key: arguments}, ensure_ascii=False)
-    assert isinstance(c, PythonCall)
-    return f"{name}(" + ", ".join(f"{k}={python_literal(v)}" for k, v in arguments.items()) + ")"
+    """One call's text, without its block or list (the description's call syntax writes it)."""
+    return spec.call.render(name, arguments)
 
 
 def render_calls(format_id: str | FormatSpec, calls: list[tuple[str, dict[str, Any]]], *, wrapper: bool = False) -> str:

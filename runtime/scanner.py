@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from ..grammars.spec import FormatSpec, JsonCall, XmlCall
+from ..grammars.spec import FormatSpec, JsonCall, NamedJsonCall, XmlCall
 from .diagnostics import Diagnostic
 from .values import (
     convert_python_value,
@@ -458,7 +458,27 @@ class Scanner:
             return name, end + 1, None
         if isinstance(c, JsonCall):
             return self._json_head(q)
+        if isinstance(c, NamedJsonCall):
+            return self._named_head(q, c)
         return self._py_head(q)
+
+    def _named_head(self, q: int, c: NamedJsonCall) -> Any:
+        """``head`` N ``name_end``: the name is the text before ``name_end`` (bounded by the longest tool name)."""
+        if c.head:
+            res = self._peek(c.head, q)
+            if res is not True:
+                return _WAIT if res == _WAIT else None
+            q += len(c.head)
+        limit = q + self.max_name + len(c.name_end)
+        end = self.buf.find(c.name_end, q, limit) if c.name_end else -1
+        if end < 0:
+            if len(self.buf) < limit and not self.final:
+                return _WAIT
+            return None
+        name = self.buf[q:end]
+        if not name or any(ch in WS or ch == "<" for ch in name):
+            return None
+        return name, end + len(c.name_end), None
 
     def _json_head(self, q: int) -> Any:
         buf = self.buf
@@ -564,6 +584,9 @@ class Scanner:
         elif isinstance(c, JsonCall):
             self.state = "json_env"
             self.sub = {"step": 0}
+        elif isinstance(c, NamedJsonCall):
+            self.state = "named_args"
+            self.sub = {}
         else:
             self.state = "py_args"
             self.sub = {}
@@ -789,7 +812,7 @@ class Scanner:
         if ch == "}":
             self.pos += 1
             self._close_args()
-            self.state = "json_env_close"
+            self.state = "named_end" if isinstance(self.spec.call, NamedJsonCall) else "json_env_close"
             return True
         if not self.sub.get("first"):
             if ch != ",":
@@ -912,6 +935,35 @@ class Scanner:
             self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
         self.state = "json_member"
         self.sub = {"first": False}
+        return True
+
+    def _s_named_args(self) -> bool | None:
+        """After ``head`` N ``name_end``: the arguments object opens."""
+        if not self._ws():
+            return False
+        if self.buf[self.pos] != "{":
+            self._bad_call("expected the arguments object")
+            return True
+        self.pos += 1
+        self.state = "json_member"
+        self.sub = {"first": True}
+        return True
+
+    def _s_named_end(self) -> bool | None:
+        """After the arguments object: the call's ``end`` literal, if the syntax has one."""
+        end = self.spec.call.end
+        if end:
+            q = self._ws_from(self.pos)
+            if q >= len(self.buf):
+                return False  # wait; at the end of input the call was cut off (see _truncate_call)
+            res = self._peek(end, q)
+            if res == _WAIT:
+                return False
+            if res is True:
+                self.pos = q + len(end)
+            else:
+                self._diag("missing_close", f"{end!r} is missing after a call", q)
+        self.state = "after_call"
         return True
 
     def _s_json_env_close(self) -> bool | None:
@@ -1152,7 +1204,7 @@ class Scanner:
             self.truncated = True
             self._diag("truncated_call", f"call {call.name!r} was cut off; its arguments are kept as received",
                        len(self.buf))
-        elif state == "json_env_close":
+        elif state in ("json_env_close", "named_end"):
             # the arguments are complete but the call object never closed: the output was cut off
             self.truncated = True
             self._diag("truncated_call", f"call {call.name!r} was cut off after its arguments", len(self.buf))

@@ -28,15 +28,16 @@ except ModuleNotFoundError:  # Python 3.10
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def stage(dest: Path) -> Path:
-    """Copy the package tree as it installs (``toolgram.compiler`` -> ``toolgram/compiler``) under ``dest``."""
+def stage(dest: Path, keep_data: bool = False) -> Path:
+    """Copy the package tree as it installs (``toolgram.compiler`` -> ``toolgram/compiler``) under ``dest``
+    (without the golden grammars and examples unless ``keep_data``)."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
     # parents before children: toolgram/ first, then toolgram/compiler/ etc.
     for package, folder in sorted(mapping.items(), key=lambda kv: kv[0].count(".")):
         target = dest.joinpath(*package.split("."))
-        shutil.copytree(ROOT / folder, target, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "golden", "examples"))
+        skip = ("__pycache__", "*.pyc", *(() if keep_data else ("golden", "examples")))
+        shutil.copytree(ROOT / folder, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*skip))
     return dest
 
 

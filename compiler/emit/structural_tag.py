@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...grammars.spec import FormatSpec, PythonCall, XmlCall
+from ...grammars.spec import FormatSpec
 from ..ir import EMPTY, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq, up_to
 from ..options import Options
 from ..schema import Tool
@@ -103,7 +103,7 @@ class _Emitter:
         # every tag's content repeats the later calls (all tools): past MAX_TAGS tools that is
         # quadratic, so one tag (the scope opening) holds every call -- the same language
         for name, rule in self.calls if len(self.calls) <= MAX_TAGS else ():
-            head, end = _head_end(c, name)
+            head, end = c.literal_ends(name)
             body = _strip(self.ir.rules[rule], head, end) if head else None
             if body is None:
                 tags = []
@@ -197,15 +197,6 @@ class _Emitter:
                 if isinstance(body, Token) and getattr(body.expr, "stops", None) == stops:
                     return Rep(Ref(name), 0, 1)
         raise AssertionError(f"no reasoning rule for stops {stops!r} in the IR")
-
-
-def _head_end(c: Any, name: str) -> tuple[str, str]:
-    """The literal head and tail of a call of ``name`` for a call syntax ("" when none)."""
-    if isinstance(c, XmlCall):
-        return c.function_open + name + c.name_end, c.function_end
-    if isinstance(c, PythonCall):
-        return name + "(", ")"
-    return "", ""
 
 
 def _strip(expr: Expr, head: str, tail: str) -> Expr | None:
