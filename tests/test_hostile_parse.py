@@ -144,7 +144,7 @@ KB = 1000
 FORMAT_IDS = list(FORMATS)
 FAMILIES = ["qwen3_coder", "hermes", "pythonic"]  # one format per value syntax: XML, JSON, Python
 #: issue 13 finding 3: object / array values and unterminated keys and names, streamed 1 character per feed
-STREAM_ONE_CHAR_CASES = ("array_value", "object_value", "unterminated_name", "unbalanced_value")
+STREAM_ONE_CHAR_CASES = ("array_value", "object_value", "unterminated_name")
 
 
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
@@ -171,12 +171,12 @@ def test_strict_is_linear_or_refuses(fmt: str) -> None:
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
 def test_hostile_scaling_up_to_1_6_mb(mode: str, fmt: str) -> None:
     """Every case at 100 KB / 400 KB / 1.6 MB. Streaming feeds one character at a time for the
-    values and keys of issue 13 finding 3 in one format per value syntax, and 16 characters at a
+    values and keys of issue 13 finding 3 in one format per value syntax, and 256 characters at a
     time otherwise: a rescan per feed is quadratic at any fixed chunk size, and one character per
     feed costs ~10 us of Python (2.1 M feeds per case would not fit CI's budget)."""
     for case in CASES:
         one_char = case in STREAM_ONE_CHAR_CASES and fmt in FAMILIES
-        check_scaling(mode, fmt, case, (100 * KB, 400 * KB, 1600 * KB), chunk=1 if one_char else 16)
+        check_scaling(mode, fmt, case, (100 * KB, 400 * KB, 1600 * KB), chunk=1 if one_char else 256)
 
 
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
