@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             with path.open("a", encoding="utf-8") as f:
                 f.write("\n" + line + "\n")
         exe = shutil.which("lint-imports") or "lint-imports"
-        proc = subprocess.run([exe, "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tmp,
+        proc = subprocess.run([exe, str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tmp,
                               env={**__import__("os").environ, "PYTHONPATH": tmp})
         return proc.returncode
 
