@@ -359,8 +359,8 @@ def test_engine_reason_keeps_the_useful_line() -> None:
     from toolgram.runtime.models import engine_reason
 
     msg = ("Exception from /home/jenkins/agent/workspace/private-ci/ie/build/src/cpp/src/utils.cpp:123:\n"
-           "Could not find a model in the directory '/tmp/x'\n")
-    assert engine_reason(msg) == "Could not find a model in the directory '/tmp/x'"
+           "Could not find a model in the directory 'models/missing'\n")
+    assert engine_reason(msg) == "Could not find a model in the directory 'models/missing'"
     assert engine_reason("[11:24:02] /project/cpp/grammar_parser.cc:820: EBNF parser error at line 1") == \
         "EBNF parser error at line 1"
     assert engine_reason("unordered_map::at") == "unordered_map::at"
