@@ -36,6 +36,8 @@ IDENT = seq(Chars(((65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90
 VALUE_GAP = " \t\n\r"
 PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 XML_NAME = Rep(Chars.of("<>\n", negated=True), 1, None)
+#: a call counter (Kimi-K2's ``functions.N:0``): 1 to 9 decimal digits
+DIGITS = Rep(Chars(((48, 57),)), 1, 9)
 WS_TOKEN = Token(WS, "WS")
 
 Mode = Literal["full", "lazy"]
@@ -189,7 +191,8 @@ class GrammarBuilder:
 
     def _named_json_call(self, index: int, tool: Tool, c: NamedJsonCall) -> Expr:
         args_rule, _ = self._json_args(index, tool)
-        return seq(Lit(c.head + tool.name + c.name_end), args_rule, Lit(c.end))
+        number = EMPTY if c.counter is None else seq(Token(DIGITS, "COUNTER"), Lit(c.counter))
+        return seq(Lit(c.head + tool.name + c.name_end), number, args_rule, Lit(c.end))
 
     def _json_call(self, index: int, tool: Tool, c: JsonCall) -> Expr:
         args_rule, vb = self._json_args(index, tool)
@@ -251,11 +254,28 @@ class GrammarBuilder:
             nxt = seq(Token(seq(WS, Lit(sc.open)), "NEXTBLOCK"), one, Lit(sc.close))
             more = up_to(nxt, self.more_calls) if self.opts.parallel else EMPTY
             trig = self.spec.trigger_word or ""
+            if sc.section is not None:
+                # the section opening is the trigger; whitespace may stand before the section's close
+                s = sc.section
+                assert s.open.startswith(trig)
+                inner = seq(block, more, Token(seq(WS, Lit(s.close)), "SCLOSE") if s.close else EMPTY)
+                return seq(Lit(s.open), inner), seq(Lit(s.open[len(trig):]), inner), EMPTY
             assert sc.open.startswith(trig)
             after = seq(Lit(sc.open[len(trig) :]), one, Lit(sc.close), more)
             return seq(block, more), after, EMPTY
         sep = Token(seq(JSON_WS, Lit(sc.separator), JSON_WS), "SEP")
         inner = seq(one, up_to(seq(sep, one), self.more_calls)) if self.opts.parallel else one
+        if sc.section is not None:
+            # a list inside a required section: <TOOLCALL>[...]</TOOLCALL>, [TOOL_CALLS] [...]
+            s = sc.section
+            trig = self.spec.trigger_word or ""
+            assert s.open.startswith(trig) and sc.open
+            lopen = Token(seq(JSON_WS, Lit(sc.open), JSON_WS), "LOPEN")
+            lclose = Token(seq(JSON_WS, Lit(sc.close + s.close)), "LCLOSE")
+            rest = s.open[len(trig):]
+            inner = seq(lopen, inner, lclose)
+            after = seq(Lit(rest), inner)
+            return seq(Lit(trig), after), after, EMPTY
         if sc.open:
             body = seq(Token(seq(Lit(sc.open), JSON_WS), "LOPEN"), inner, Token(seq(JSON_WS, Lit(sc.close)), "LCLOSE"))
         else:

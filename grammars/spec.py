@@ -27,7 +27,7 @@ class XmlCall:
     function_end: str = "</function>\n"
     values: Literal["xml"] = "xml"
 
-    def render(self, name: str, arguments: dict[str, Any]) -> str:
+    def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
         """One call in the canonical spelling: strings raw, every other type as JSON text."""
         params = "".join(f"{self.param_open}{k}{self.param_name_end}{_xml_value(v)}{self.param_end}"
                          for k, v in arguments.items())
@@ -72,7 +72,7 @@ class JsonCall:
     read_args_keys: tuple[str, ...] = ("arguments", "parameters")
     values: Literal["json"] = "json"
 
-    def render(self, name: str, arguments: dict[str, Any]) -> str:
+    def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
         return json.dumps({self.name_key: name, self.args_key: arguments}, ensure_ascii=False)
 
     def literal_ends(self, name: str) -> tuple[str, str]:
@@ -86,7 +86,7 @@ class PythonCall:
 
     values: Literal["python"] = "python"
 
-    def render(self, name: str, arguments: dict[str, Any]) -> str:
+    def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
         return f"{name}(" + ", ".join(f"{k}={python_text.literal(v)}" for k, v in arguments.items()) + ")"
 
     def literal_ends(self, name: str) -> tuple[str, str]:
@@ -100,15 +100,21 @@ class NamedJsonCall:
     The name stands as text before the arguments: DeepSeek V3.1's
     ``<｜tool▁call▁begin｜>N<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``, Mistral's ``N[ARGS]{...}``,
     Functionary's ``<function=N>{...}</function>``, a ``<call name="N">{...}</call>`` block.
+
+    ``counter``: the name is followed by ``name_end``, a decimal call index and then this text
+    (Kimi-K2's ``functions.N:0<|tool_call_argument_begin|>``); the renderer writes the call's
+    position in the turn, parsers accept any index.
     """
 
     head: str = ""
     name_end: str = ""
     end: str = ""
+    counter: str | None = None
     values: Literal["json"] = "json"
 
-    def render(self, name: str, arguments: dict[str, Any]) -> str:
-        return f"{self.head}{name}{self.name_end}{json.dumps(arguments, ensure_ascii=False)}{self.end}"
+    def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
+        number = "" if self.counter is None else f"{index}{self.counter}"
+        return f"{self.head}{name}{self.name_end}{number}{json.dumps(arguments, ensure_ascii=False)}{self.end}"
 
     def literal_ends(self, name: str) -> tuple[str, str]:
         return self.head + name + self.name_end, self.end
@@ -138,6 +144,10 @@ class Scope:
     ``separator`` (with optional whitespace around it) between calls.
     ``canonical_join`` is what the renderer writes between calls.
     ``anchored``: without a wrapper, calls are recognised only at the start of the output.
+    ``section``: every call of the turn stands inside this one required section (DeepSeek's
+    ``<｜tool▁calls▁begin｜>``...``<｜tool▁calls▁end｜>`` around per-call blocks, Nemotron's
+    ``<TOOLCALL>``...``</TOOLCALL>`` around a list); its opening is the trigger word, so free
+    text may come before it (``auto``).
     """
 
     per_call: bool
@@ -147,6 +157,7 @@ class Scope:
     canonical_join: str = "\n"
     wrappers: tuple[Wrapper, ...] = ()
     anchored: bool = False
+    section: Wrapper | None = None
 
 
 @dataclass(frozen=True)
@@ -210,8 +221,8 @@ class FormatSpec:
 
     @property
     def trigger_word(self) -> str | None:
-        """For block formats: the literal that starts every call block."""
+        """For block and section formats: the literal that starts every call block (or the section)."""
         for t in self.triggers:
-            if t.type == "word" and self.scope.per_call:
+            if t.type == "word" and (self.scope.per_call or self.scope.section is not None):
                 return t.value
         return None

@@ -15,20 +15,24 @@ from ..grammars.syntax.python_text import literal as python_literal
 __all__ = ["python_literal", "render_call", "render_calls"]
 
 
-def render_call(spec: FormatSpec, name: str, arguments: dict[str, Any]) -> str:
-    """One call's text, without its block or list (the description's call syntax writes it)."""
-    return spec.call.render(name, arguments)
+def render_call(spec: FormatSpec, name: str, arguments: dict[str, Any], index: int = 0) -> str:
+    """One call's text, without its block or list (the description's call syntax writes it);
+    ``index`` is the call's position in the turn (formats that number their calls write it)."""
+    return spec.call.render(name, arguments, index)
 
 
 def render_calls(format_id: str | FormatSpec, calls: list[tuple[str, dict[str, Any]]], *, wrapper: bool = False) -> str:
     """All calls of one assistant turn; ``wrapper`` uses the format's first optional wrapper."""
     spec = get_format(format_id) if isinstance(format_id, str) else format_id
     sc = spec.scope
-    parts = [render_call(spec, n, a) for n, a in calls]
+    parts = [render_call(spec, n, a, i) for i, (n, a) in enumerate(calls)]
     if sc.per_call:
-        return sc.canonical_join.join(f"{sc.open}{p}{sc.close}" for p in parts)
-    text = sc.open + sc.canonical_join.join(parts) + sc.close
-    if wrapper and sc.wrappers:
-        w = sc.wrappers[0]
-        text = w.open + text + w.close
+        text = sc.canonical_join.join(f"{sc.open}{p}{sc.close}" for p in parts)
+    else:
+        text = sc.open + sc.canonical_join.join(parts) + sc.close
+        if wrapper and sc.wrappers:
+            w = sc.wrappers[0]
+            text = w.open + text + w.close
+    if sc.section is not None:
+        text = sc.section.open + text + sc.section.close
     return text

@@ -82,14 +82,23 @@ class Scanner:
         c = spec.call
         # openers recognised in free text: (literal, kind)
         self.openers: list[tuple[str, str]] = []
+        # the closing text of each wrapper (and of a list's section), by its opening literal
+        self.wrapper_closes = {w.open: w.close for w in sc.wrappers}
+        self.scope_open = sc.open.rstrip(WS)
+        if sc.section is not None:
+            opening = sc.section.open.rstrip(WS)
+            self.openers.append((opening, "section" if sc.per_call else "wrapper"))
+            self.wrapper_closes[opening] = sc.section.close
         if sc.per_call:
-            self.openers.append((sc.open.rstrip(WS), "scope"))
-            if isinstance(c, XmlCall):
+            # a block without its section (lenient: a missing_scope diagnostic)
+            self.openers.append((self.scope_open, "scope"))
+            if isinstance(c, XmlCall) and c.function_open:
                 self.openers.append((c.function_open, "bare"))
         else:
             for w in sc.wrappers:
                 self.openers.append((w.open, "wrapper"))
-            self.openers.append((sc.open or "{", "list"))
+            if sc.section is None:
+                self.openers.append((sc.open or "{", "list"))
         self.scope_close = sc.close.strip(WS)
         firsts = "".join(sorted({o[0][0] for o in self.openers}))
         self.r = spec.reasoning if reasoning != "none" else None
@@ -106,6 +115,9 @@ class Scanner:
             # a value ends at an end tag followed (after whitespace) by one of these, or by the end
             self.x_followers = (c.param_open, c.function_end.strip(WS))
             self.x_key_bad = re.compile("[\n<]")
+            # the name ends at the description's name_end (a missing one: at the next tag, not consumed)
+            self.x_name_stop = c.name_end.rstrip(WS) or c.name_end or "<"
+            self.x_name_eat = len(self.x_name_stop) if c.name_end else 0
         self.buf = ""
         self.pos = 0
         self.final = False
@@ -123,6 +135,7 @@ class Scanner:
         self.seen_call_end = False
         self.trailing_reported = False
         self.in_list = False
+        self.in_section = False
         self.wrapper_close = ""
         self.bare = False
         self._unknown_until = 0
@@ -388,8 +401,9 @@ class Scanner:
                 return False
             self._pre_call_content_checks(kind, p)
             if kind == "wrapper":
-                self.wrapper_close = next(w.close for w in self.spec.scope.wrappers if w.open == lit)
+                self.wrapper_close = self.wrapper_closes[lit]
             self.in_list = kind in ("list", "wrapper")
+            self.in_section = kind == "section"
             self.bare = kind == "bare"
             self.pos = end
             self._commit(name, extra)
@@ -402,6 +416,8 @@ class Scanner:
             self._diag("calls_after_text", "a call list after free text (the format anchors calls at the start)", p)
         if kind == "bare":
             self._diag("missing_scope", "a call without its scope tag", p)
+        elif kind == "scope" and self.spec.scope.section is not None:
+            self._diag("missing_scope", "a call block without its section", p)
         self.pending_ws["content"] = []  # whitespace before a call is dropped
 
     def _peek(self, lit: str, at: int | None = None) -> bool | str:
@@ -428,6 +444,15 @@ class Scanner:
         """Read a call head at ``q`` up to its complete name: (name, end, extra), None or _WAIT."""
         c = self.spec.call
         sc = self.spec.scope
+        if kind == "section":
+            # the section opening, then the first block's opening
+            q2 = self._skip_ws_at(q)
+            if q2 in (_WAIT, _FAIL):
+                return None if q2 == _FAIL else _WAIT
+            res = self._peek(self.scope_open, q2)
+            if res is not True:
+                return _WAIT if res == _WAIT else None
+            q, kind = q2 + len(self.scope_open), "scope"
         if kind in ("scope", "wrapper") or (kind == "list" and sc.open):
             q2 = self._skip_ws_at(q)
             if q2 in (_WAIT, _FAIL):
@@ -447,15 +472,17 @@ class Scanner:
                 if res is not True:
                     return _WAIT if res == _WAIT else None
                 q += len(c.function_open)
-            end = self.buf.find(">", q, q + self.max_name + 2)
+            stop = self.x_name_stop
+            limit = q + self.max_name + len(stop) + 1
+            end = self.buf.find(stop, q, limit)
             if end < 0:
-                if len(self.buf) < q + self.max_name + 2 and not self.final:
+                if len(self.buf) < limit and not self.final:
                     return _WAIT
                 return None
             name = self.buf[q:end].strip()
             if not name or "<" in name or "\n" in name:
                 return None
-            return name, end + 1, None
+            return name, end + self.x_name_eat, None
         if isinstance(c, JsonCall):
             return self._json_head(q)
         if isinstance(c, NamedJsonCall):
@@ -526,7 +553,7 @@ class Scanner:
         r = self.r
         assert r is not None
         stops = [r.close]
-        trig = self.spec.scope.open.rstrip(WS) if r.trigger_ends and self.spec.scope.per_call else None
+        trig = self.spec.trigger_word if r.trigger_ends else None
         if trig and self.calls_enabled:
             stops.append(trig)
         buf = self.buf
@@ -938,7 +965,29 @@ class Scanner:
         return True
 
     def _s_named_args(self) -> bool | None:
-        """After ``head`` N ``name_end``: the arguments object opens."""
+        """After ``head`` N ``name_end`` (and the call counter, if the syntax numbers its calls):
+        the arguments object opens."""
+        c = self.spec.call
+        assert isinstance(c, NamedJsonCall)
+        if c.counter is not None and self.sub.get("counted") is not True:
+            if not self.sub.get("counted"):
+                buf, q = self.buf, self.pos
+                while q < len(buf) and "0" <= buf[q] <= "9" and q - self.pos < 9:
+                    q += 1
+                if q >= len(buf):
+                    return False  # wait; at the end of input the call was cut off
+                if q == self.pos:
+                    self._bad_call("expected the call counter")
+                    return True
+                self.pos = q
+                self.sub["counted"] = "digits"
+            res = self._lit(c.counter)
+            if res == _WAIT:
+                return False
+            if res is False:
+                self._bad_call(f"expected {c.counter!r} after the call counter")
+                return True
+            self.sub["counted"] = True
         if not self._ws():
             return False
         if self.buf[self.pos] != "{":
@@ -1113,6 +1162,10 @@ class Scanner:
                 return False
             elif not self.bare:
                 self._diag("missing_close", f"{lit!r} is missing after a call", q)
+        if self.in_section:
+            self.state = "section_next"
+            self.call = None
+            return True
         if self.in_list:
             self.state = "list_next"
             self.call = None
@@ -1125,6 +1178,46 @@ class Scanner:
         self.seen_call_end = True
         self.state = "text"
         self.in_list = False
+        self.in_section = False
+
+    def _s_section_next(self) -> bool | None:
+        """Between blocks inside a section: the next block, or the section's close."""
+        n = len(self.buf)
+        q = self._ws_from(self.pos)
+        close = self.spec.scope.section.close.strip(WS)  # type: ignore[union-attr]
+        if q >= n:
+            if not self.final:
+                return False
+            if close:
+                self._diag("missing_close", f"{close!r} is missing at the end", n)
+            self._after_done()
+            return True
+        res = self._peek(self.scope_open, q)
+        if res == _WAIT:
+            return False
+        if res is True:
+            head = self._head(q + len(self.scope_open), "scope")
+            if head == _WAIT:
+                return False
+            if head is not None and head[0] in self.tools:
+                self.pos = head[1]
+                self._commit(head[0], head[2])
+                return True
+            name = head[0] if head is not None else None
+            self._diag("invalid_call", f"a block in the section is not a call of a callable tool ({name!r})", q)
+            self._after_done()
+            return True
+        if close:
+            res = self._peek(close, q)
+            if res == _WAIT:
+                return False
+            if res is True:
+                self.pos = q + len(close)
+                self._after_done()
+                return True
+            self._diag("missing_close", f"{close!r} is missing after the calls", q)
+        self._after_done()
+        return True
 
     def _next_call(self, q: int) -> bool | None:
         """A next call of the list at ``q``: True (committed), None (wait) or False."""

@@ -18,11 +18,13 @@ import tempfile
 from pathlib import Path
 
 from toolgram.compiler.dialects import DIALECTS as _REGISTRY
+from toolgram.grammars import FORMATS as _ALL_FORMATS
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "grammars" / "golden"
 TOOLS = ROOT / "grammars" / "examples" / "tools.json"
-FORMATS = ("seed_oss", "qwen3_coder", "hermes", "llama3_json", "pythonic", "llama4_pythonic")
+#: every format description (discovered, in listing order)
+FORMATS = tuple(_ALL_FORMATS)
 #: dialect -> golden file extension (the dialect registry's)
 DIALECTS = {name: d.extension for name, d in _REGISTRY.items()}
 #: variant name -> extra ``toolgram compile`` arguments

@@ -170,6 +170,8 @@ class _Emitter:
         r = spec.reasoning if o.reasoning != "none" else None
         trig = spec.trigger_word
         auto = o.choice == "auto"
+        if spec.scope.section is not None:
+            return self.sectioned()
         if auto and (not (spec.scope.per_call and trig) or (r is not None and o.reasoning == "optional")):
             # start-anchored auto: "free text not starting like a call" has no building block;
             # optional reasoning in auto: see the module docstring
@@ -188,6 +190,21 @@ class _Emitter:
         if o.reasoning == "optional":
             branches.append(self.sequence(self.grammar(before_calls), after()))
         return self.either(*branches)
+
+    def sectioned(self) -> Fmt:
+        """Formats whose calls stand in one required section (``Scope.section``).
+
+        In ``auto`` without reasoning: ``triggered_tags`` on the section opening, one ``tag`` whose
+        content is the rest of the IR's after-trigger rule. Otherwise one ``grammar`` part holding
+        the IR's root (the same language as the EBNF dialect)."""
+        o, trig = self.opts, self.spec.trigger_word
+        r = self.spec.reasoning if o.reasoning != "none" else None
+        after = self.ir.rules.get("after-trigger")
+        if o.choice == "auto" and r is None and trig and after is not None:
+            return {"type": "triggered_tags", "triggers": [trig],
+                    "tags": [{"type": "tag", "begin": trig, "content": self.grammar(after) or _EMPTY, "end": ""}],
+                    "stop_after_first": True}
+        return self.grammar(self.ir.rules[self.ir.root])  # type: ignore[return-value]
 
     def _reasoning_text(self, stops: tuple[str, ...]) -> Expr:
         """The IR's reasoning rule for these stops (the ``("reasoning",)`` rule)."""
