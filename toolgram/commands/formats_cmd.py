@@ -17,7 +17,7 @@ def describe(spec: FormatSpec) -> dict[str, Any]:
         "id": spec.id,
         "summary": spec.summary,
         "values": spec.values,
-        "scope": "one block per call" if sc.per_call else "one list for all calls",
+        "scope": scope_kind(spec),
         "call_open": sc.open,
         "call_close": sc.close,
         "separator": sc.canonical_join,
@@ -27,7 +27,16 @@ def describe(spec: FormatSpec) -> dict[str, Any]:
         "reasoning_default": "optional" if spec.reasoning else "none",
         "triggers": [asdict(t) for t in spec.triggers],
         "anchored": sc.anchored,
+        "section": asdict(sc.section) if sc.section else None,
     }
+
+
+def scope_kind(spec: FormatSpec) -> str:
+    """How the calls of one turn are grouped, in words."""
+    sc = spec.scope
+    if sc.per_call:
+        return "one block per call" + (", in one section" if sc.section else "")
+    return "one list for all calls" + (", in one section" if sc.section else "")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
