@@ -41,12 +41,9 @@ DIALECTS = ("gbnf", "ebnf", "lark", "structural-tag")
 #: toolgram format id -> xgrammar builtin structural-tag model (used when both exist)
 BUILTIN = {
     "hermes": "qwen_3", "qwen3_coder": "qwen_3_coder", "llama3_json": "llama",
-    # families toolgram may gain (issue 10: "each new family against its builtin once it exists")
-    "kimi_k2": "kimi", "kimi": "kimi", "deepseek_r1": "deepseek_r1", "deepseek_v3_1": "deepseek_v3_1",
-    "deepseek_v3_2": "deepseek_v3_2", "gpt_oss": "harmony", "harmony": "harmony", "glm_4_7": "glm_4_7",
-    "glm4_moe": "glm_4_7", "minimax": "minimax", "minimax_m2": "minimax", "cohere": "cohere",
-    "command_r": "cohere", "gemma_4": "gemma_4", "gemma4": "gemma_4", "qwen3_5": "qwen_3_5",
-    "mimo": "mimo", "exaone": "exaone",
+    "kimi_k2": "kimi", "deepseek_r1": "deepseek_r1", "deepseek_v3_1": "deepseek_v3_1",
+    "deepseek_dsml": "deepseek_v3_2", "gpt_oss": "harmony", "glm4_7": "glm_4_7", "minimax_m2": "minimax",
+    "command_r7b": "cohere", "gemma4": "gemma_4",
 }
 SIZES = (1, 10, 100)
 
