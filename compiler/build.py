@@ -18,12 +18,12 @@ import re
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
-from ..grammars.spec import FormatSpec, JsonCall, NamedJsonCall, PythonCall, XmlCall
+from ..grammars.spec import FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, PythonCall, XmlCall
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
-from .regex import pattern_to_ir, raw_char
+from .regex import json_char, pattern_to_ir, raw_char
 from .schema import SchemaContext, Tool
-from .values import JSON_WS, WS, ValueBuilder, json_literal, length_bounds, object_shape
+from .values import GEMMA_KEY_RULE, JSON_WS, WS, ValueBuilder, json_literal, length_bounds, object_shape
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
 ECMA_SPACE = (
@@ -35,9 +35,13 @@ IDENT = seq(Chars(((65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90
 #: whitespace that may stand between a raw value's closing tag and the next tag (the scanner's rule)
 VALUE_GAP = " \t\n\r"
 PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PY_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 XML_NAME = Rep(Chars.of("<>\n", negated=True), 1, None)
+XML_QNAME = Rep(Chars.of('<>\n"', negated=True), 1, None)
 #: a call counter (Kimi-K2's ``functions.N:0``): 1 to 9 decimal digits
 DIGITS = Rep(Chars(((48, 57),)), 1, 9)
+#: a model-written call id (Mistral's ``[CALL_ID]``, Solar-Open): 1 to 64 of [A-Za-z0-9_-]
+CALL_ID = Rep(Chars(((45, 45), (48, 57), (65, 90), (95, 95), (97, 122))), 1, 64)
 WS_TOKEN = Token(WS, "WS")
 
 Mode = Literal["full", "lazy"]
@@ -82,21 +86,33 @@ class GrammarBuilder:
     # -- calls ------------------------------------------------------------------------------------
     def _check_name(self, name: str, path: str) -> None:
         """A tool name the format can carry (README "Names"); load_tools has applied the common rules."""
-        if self.spec.values == "python" and not PY_NAME.fullmatch(name):
+        dotted = isinstance(self.spec.call, PythonCall) and self.spec.call.dotted_names
+        prefix = self.spec.scope.text_prefix
+        if prefix and isinstance(self.spec.call, NamedJsonCall) and name + self.spec.call.name_end == prefix:
+            raise SchemaError(f"tool name {name!r} is {self.spec.id}'s text recipient", path)
+        if self.spec.values == "python" and not (PY_DOTTED if dotted else PY_NAME).fullmatch(name):
             raise SchemaError(f"tool name {name!r} is not an ASCII identifier, which {self.spec.id} calls need", path)
 
     def _check_key(self, key: str, path: str) -> None:
         """An argument name the format can carry: an ASCII identifier (pythonic); no '<', '>' or
-        control character (XML, where ``<parameter=K>`` ends at the first '>'). JSON keys are escaped."""
+        control character (XML, where ``<parameter=K>`` ends at the first '>'), nor the quote when
+        the name is quoted (``<parameter name="K">``). JSON keys are escaped."""
         where = path.rsplit(".properties.", 1)[0] + ".properties"
         if self.spec.values == "python" and not PY_NAME.fullmatch(key):
             raise SchemaError(f"property name {key!r} is not an ASCII identifier, which {self.spec.id} needs", where)
-        bad = not key or any(ch in "<>" or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in key)
-        if self.spec.values == "xml" and bad:
-            c = self.spec.call
+        c = self.spec.call
+        key_pattern = getattr(c, "key_pattern", None)
+        if key_pattern is not None and not re.fullmatch(key_pattern, key):
+            raise SchemaError(f"property name {key!r} cannot stand bare in {self.spec.id} calls "
+                              f"({GEMMA_KEY_RULE})", where)
+        if not isinstance(c, XmlCall):
+            return
+        quote = '"' if c.quoted_key else ""
+        bad = not key or any(ch in "<>" + quote or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in key)
+        if bad:
             raise SchemaError(
-                f"property name {key!r} cannot be written as {c.param_open}NAME{c.param_name_end.strip()} "
-                "(empty, '<', '>' or a control character)",
+                f"property name {key!r} cannot be written as {c.param_open + 'NAME' + c.param_name_end.strip()!r} "
+                f"(empty, '<', '>'{', a quote' if quote else ''} or a control character)",
                 where,
             )
 
@@ -118,9 +134,11 @@ class GrammarBuilder:
     def _xml_call(self, index: int, tool: Tool, c: XmlCall) -> Expr:
         head = Lit(c.function_open + tool.name + c.name_end)
         close = c.param_end[len(c.value_pad_close):]
+        # without a function_end (GLM) the scope's close follows the last value
+        stops = c.value_stops_in(self.spec.scope.close)
         # after a raw value, the closing tag counts only before the next parameter or the function
         # end: Lark's lexer must not take a value's own leading "</parameter>" for the end of an empty one
-        raw_end = Token(Lit(c.param_end), "PEND", tuple(stop[len(close):] for stop in c.value_stops))
+        raw_end = Token(Lit(c.param_end), "PEND", tuple(stop[len(close):] for stop in stops))
 
         def raw(min_len: int = 0, max_len: int | None = None) -> Expr:
             if min_len == 0 and max_len is None:
@@ -128,7 +146,7 @@ class GrammarBuilder:
                 # the function's end (c.value_stops, vLLM's rule): it may contain "</parameter>",
                 # "<parameter=" or "<tool_call>" elsewhere.  Closing padding (qwen3_coder's "\n")
                 # stands between the value and the stop, so there the value is not "followed".
-                until = Until(c.value_stops, followed=not c.value_pad_close, gap=(close.rstrip(VALUE_GAP), VALUE_GAP))
+                until = Until(stops, followed=not c.value_pad_close, gap=(close.rstrip(VALUE_GAP), VALUE_GAP))
                 return Token(until, "RAW", c.param_end)
             # Bounded raw strings exclude '<', which every delimiter contains (documented: a
             # length-bounded or pattern string cannot carry '<' in the XML formats).
@@ -147,10 +165,10 @@ class GrammarBuilder:
             if kind == "enum":
                 words = _string_choices(_deref(schema, ctx, path))
                 for v in words:
-                    if any(stop in v for stop in c.value_stops):
+                    if any(stop in v for stop in stops):
                         raise UnsupportedSchemaError(
                             f"enum value {v!r} contains a text that ends a raw XML value "
-                            f"({' or '.join(map(repr, c.value_stops))})", f"{path}.enum")
+                            f"({' or '.join(map(repr, stops))})", f"{path}.enum")
                 return Token(alt(*(Lit(v) for v in words)), "ENUM")
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
@@ -164,10 +182,25 @@ class GrammarBuilder:
             value = value_of(schema, path, ctx)
             is_raw = isinstance(value, Token) and value.kind == "RAW"
             arg = self.g.add(f"arg-{tool.name}-{key}", value, meta=("arg", index, key))
-            return Lit(c.param_open + key + c.param_name_end), seq(arg, raw_end if is_raw else Lit(c.param_end))
+            lead: Expr = Lit(c.param_open + key + c.param_name_end)
+            if c.json_name_end is not None:
+                # DSML's string="true|false": JSON values take json_name_end; a raw value that may
+                # also be another type (a union, no type) takes either, typed by the schema
+                as_json = Lit(c.param_open + key + c.json_name_end)
+                kind = _xml_kind(schema, ctx, path)
+                if kind == "json":
+                    lead = as_json
+                elif kind == "raw":
+                    target = _deref(schema, ctx, path)
+                    if not (isinstance(target, dict) and target.get("type") == "string"):
+                        lead = alt(lead, as_json)
+            return lead, seq(arg, raw_end if is_raw else Lit(c.param_end))
 
         def extra_member(ctx: SchemaContext) -> Expr:
-            return seq(Lit(c.param_open), Token(XML_NAME, "XMLNAME"), Lit(c.param_name_end), raw(), raw_end)
+            # a quoted name ends at the quote; DSML's string="true|false" may follow it
+            name = Token(XML_QNAME, "XMLQNAME") if c.quoted_key else Token(XML_NAME, "XMLNAME")
+            ends = (c.param_name_end,) if c.json_name_end is None else (c.param_name_end, c.json_name_end)
+            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), raw(), raw_end)
 
         if not tool.strict:
             params: Expr = Rep(
@@ -192,7 +225,20 @@ class GrammarBuilder:
     def _named_json_call(self, index: int, tool: Tool, c: NamedJsonCall) -> Expr:
         args_rule, _ = self._json_args(index, tool)
         number = EMPTY if c.counter is None else seq(Token(DIGITS, "COUNTER"), Lit(c.counter))
-        return seq(Lit(c.head + tool.name + c.name_end), number, args_rule, Lit(c.end))
+        # an end starting with whitespace (R1's "\n```"): any whitespace, or none, stands there
+        lead = c.end[: len(c.end) - len(c.end.lstrip(VALUE_GAP))]
+        end = Token(seq(WS, Lit(c.end[len(lead):])), "NEND") if lead else Lit(c.end)
+        cid = c.call_id
+        if cid is None:
+            return seq(Lit(c.head + tool.name + c.name_end), number, args_rule, end)
+        ident: Expr = seq(Lit(cid.open), Token(CALL_ID, "CALLID"), Lit(cid.close))
+        if cid.optional:
+            ident = opt(ident)
+        if cid.before_name:
+            head = seq(Lit(c.head), ident, Lit(tool.name + c.name_end))
+        else:
+            head = seq(Lit(c.head + tool.name), ident, Lit(c.name_end))
+        return seq(head, number, args_rule, end)
 
     def _json_call(self, index: int, tool: Tool, c: JsonCall) -> Expr:
         args_rule, vb = self._json_args(index, tool)
@@ -200,16 +246,28 @@ class GrammarBuilder:
         # "name"; elsewhere the envelope uses JSON's bounded whitespace, so a small model cannot
         # fill it with endless newlines.
         env = ENVELOPE_WS if any(t.type != "word" for t in self.spec.triggers) else JSON_WS
-        return seq(
-            Token(seq(Lit("{"), env, Lit(json.dumps(c.name_key))), "ENAME"),
-            Token(seq(env, Lit(":"), JSON_WS), "ECOLON"),
-            Lit(json_literal(tool.name)),
-            vb.punct(","),
-            Lit(json.dumps(c.args_key)),
-            vb.punct(":"),
-            args_rule,
-            vb.close_("}"),  # the JSON object close token: never two terminals for the same "}"
-        )
+
+        def head(key: str) -> Expr:
+            """The object's opening and its first key, then the colon."""
+            return seq(Token(seq(Lit("{"), env, Lit(key)), "ENAME"), Token(seq(env, Lit(":"), JSON_WS), "ECOLON"))
+
+        # the JSON object close token: never two terminals for the same "}"
+        close = vb.close_("}")
+        if c.name_as_key:
+            return seq(head(json_literal(tool.name)), args_rule, close)
+        name = Lit(json_literal(tool.name))
+        args = seq(vb.punct(","), Lit(json.dumps(c.args_key)), vb.punct(":"), args_rule)
+        plain = seq(head(json.dumps(c.name_key)), name, args)
+        if c.id_key is None:
+            return seq(plain, close)
+        where = f"$[{index}].function (call id)"
+        ident = Token(seq(Lit('"'), pattern_to_ir(c.id_pattern, json_char, where), Lit('"')), "CALLID")
+        if c.id_first:
+            with_id = seq(head(json.dumps(c.id_key)), ident, vb.punct(","), Lit(json.dumps(c.name_key)),
+                          vb.punct(":"), name, args)
+            return seq(with_id if c.id_required else alt(with_id, plain), close)
+        member = seq(vb.punct(","), Lit(json.dumps(c.id_key)), vb.punct(":"), ident)
+        return seq(plain, member if c.id_required else opt(member), close)
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
         ctx = self._ctx(index, tool)
@@ -236,6 +294,30 @@ class GrammarBuilder:
             Token(seq(Lit(tool.name + "("), JSON_WS), "CALLOPEN"), args, Token(seq(JSON_WS, Lit(")")), "CALLCLOSE")
         )
 
+    def _gemma_call(self, index: int, tool: Tool, c: GemmaCall) -> Expr:
+        """``call:N{k:v,...}``: declared members in schema order, Gemma 4 values, no whitespace."""
+        ctx = self._ctx(index, tool)
+        vb = ValueBuilder(self.g, "gemma", ctx, f"t{index}")
+        comma = vb.punct(",")
+
+        def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
+            self._check_key(key, path)
+            arg = self.g.add(
+                f"arg-{tool.name}-{key}", vb.value(schema, path, f"t{index}-{key}"), meta=("arg", index, key)
+            )
+            return Lit(key + ":"), arg
+
+        def extra_member(ctx: SchemaContext) -> Expr:
+            return seq(vb.any_key(), vb.any_value())
+
+        if not tool.strict:
+            extra = self.g.add(f"extra-{tool.name}", extra_member(ctx), meta=("extra", index))
+            args: Expr = vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
+        else:
+            members, extra = self._members(index, tool, member, extra_member)
+            args = vb.object_body(members, comma, extra, f"params-{tool.name}")
+        return seq(Lit(c.head + tool.name + c.open), args, Lit(c.close))
+
     # -- scopes -----------------------------------------------------------------------------------
     @property
     def more_calls(self) -> int | None:
@@ -258,7 +340,8 @@ class GrammarBuilder:
                 # the section opening is the trigger; whitespace may stand before the section's close
                 s = sc.section
                 assert s.open.startswith(trig)
-                inner = seq(block, more, Token(seq(WS, Lit(s.close)), "SCLOSE") if s.close else EMPTY)
+                close: Expr = Token(seq(WS, Lit(s.close)), "SCLOSE") if s.close else EMPTY
+                inner = seq(block, more, opt(close) if s.close_optional else close)
                 return seq(Lit(s.open), inner), seq(Lit(s.open[len(trig):]), inner), EMPTY
             assert sc.open.startswith(trig)
             after = seq(Lit(sc.open[len(trig) :]), one, Lit(sc.close), more)
@@ -269,10 +352,16 @@ class GrammarBuilder:
             # a list inside a required section: <TOOLCALL>[...]</TOOLCALL>, [TOOL_CALLS] [...]
             s = sc.section
             trig = self.spec.trigger_word or ""
-            assert s.open.startswith(trig) and sc.open
-            lopen = Token(seq(JSON_WS, Lit(sc.open), JSON_WS), "LOPEN")
-            lclose = Token(seq(JSON_WS, Lit(sc.close + s.close)), "LCLOSE")
+            assert s.open.startswith(trig)
             rest = s.open[len(trig):]
+            if sc.open:
+                lopen: Expr = Token(seq(JSON_WS, Lit(sc.open), JSON_WS), "LOPEN")
+                lclose = Token(seq(JSON_WS, Lit(sc.close + s.close)), "LCLOSE")
+            else:
+                # no list brackets (MiniMax-M1's JSON lines): the section's padding is free whitespace
+                rest = rest.rstrip(VALUE_GAP)
+                lopen = JSON_WS
+                lclose = Token(seq(JSON_WS, Lit((sc.close + s.close).lstrip(VALUE_GAP))), "LCLOSE")
             inner = seq(lopen, inner, lclose)
             after = seq(Lit(rest), inner)
             return seq(Lit(trig), after), after, EMPTY
@@ -294,6 +383,12 @@ class GrammarBuilder:
 
     def content(self, expr: Expr) -> Expr:
         return self.g.add("content", expr, meta=("content",))
+
+    @staticmethod
+    def reasoning_open(tag: str) -> Expr:
+        """The reasoning open tag, after optional whitespace (GLM-4.6 writes ``\n<think>``): one token,
+        so Lark's lexer never takes the whitespace for free text."""
+        return Token(seq(WS, Lit(tag)), "ROPEN")
 
     def reasoning_text(self, stops: tuple[str, ...]) -> Expr:
         if not hasattr(self, "_reasoning"):
@@ -327,7 +422,7 @@ class GrammarBuilder:
                 if o.reasoning == "forced":
                     root = inside
                 else:
-                    root = alt(seq(Lit(r.open), inside), dispatch((r.open,)))
+                    root = alt(seq(self.reasoning_open(r.open), inside), dispatch((r.open,)))
         elif o.choice == "auto":
             root = self._anchored_auto(tail)
         else:
@@ -337,15 +432,22 @@ class GrammarBuilder:
                 inside = seq(self.reasoning_text(stops), Lit(r.close), WS_TOKEN, tail)
                 if len(stops) == 2:
                     inside = alt(inside, seq(self.reasoning_text(stops), tail))
-                root = inside if o.reasoning == "forced" else alt(seq(Lit(r.open), inside), root)
+                root = inside if o.reasoning == "forced" else alt(seq(self.reasoning_open(r.open), inside), root)
         self.g.rules = {"root": root, **self.g.rules}
         return self.g
 
     def _anchored_auto(self, tail: Expr) -> Expr:
         """Calls only at the start (after whitespace), or after a wrapper word; otherwise free text."""
         sc = self.spec.scope
-        first = (sc.open or "{")[0]
         words = tuple(w.open for w in sc.wrappers)
+        if sc.text_prefix:
+            # free text is the text recipient's message: the prefix, then text up to a wrapper word
+            prefix = Lit(sc.text_prefix)
+            alone = opt(self.content(Token(Until(words, followed=False, nonempty=True), "TEXT")))
+            before = opt(self.content(Token(Until(words, nonempty=True), "TEXT")))
+            wrapped_texts = [seq(prefix, before, wrapped, WS_TOKEN) for wrapped in self._wrapped]
+            return seq(WS_TOKEN, opt(alt(tail, seq(prefix, alone), *wrapped_texts)))
+        first = (sc.open or "{")[0]
         texts: list[Expr] = [
             self.content(Token(Until(words, followed=False, first_not=first + " \t\n", nonempty=True), "TEXT"))
         ]
@@ -361,6 +463,8 @@ _CALL_GRAMMARS = {
     JsonCall: GrammarBuilder._json_call,
     PythonCall: GrammarBuilder._python_call,
     NamedJsonCall: GrammarBuilder._named_json_call,
+    HeaderJsonCall: GrammarBuilder._named_json_call,  # the grammar writes one header spelling
+    GemmaCall: GrammarBuilder._gemma_call,
 }
 
 

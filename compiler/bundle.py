@@ -89,7 +89,9 @@ def compile(  # noqa: A001 - the public name is SPEC's
     )
     triggers = [{"type": t.type, "value": t.value} for t in spec.triggers]
     preserved = list(spec.special_tokens)
-    lazy = d.lazy_auto and opts.choice == "auto"
+    # a format without triggers (its replies always start with the grammar: Functionary v3.2's
+    # recipient line) gets the whole auto grammar in GBNF too
+    lazy = d.lazy_auto and opts.choice == "auto" and bool(spec.triggers)
     bundle = Bundle(
         format=spec.id,
         dialect=dialect,

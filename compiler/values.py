@@ -1,4 +1,9 @@
-"""JSON schema -> grammar IR for argument values, in JSON or Python-literal spelling."""
+"""JSON schema -> grammar IR for argument values, in JSON, Python-literal or Gemma 4 spelling.
+
+Gemma 4 (``gemma``, :mod:`toolgram.grammars.syntax.gemma_text`): strings ``<|"|>raw<|"|>``, bare
+keys, no whitespace.  A string cannot hold ``<|"|>`` (the first one ends it); a length-bounded or
+pattern string cannot hold ``<`` at all (as the XML formats' bounded raw strings).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,12 @@ from functools import cache, lru_cache
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
-from ..grammars.syntax import json_text, python_text
-from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, alt, named, opt, seq
-from .regex import json_char, pattern_to_ir, python_char
+from ..grammars.syntax import gemma_text, json_text, python_text
+from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
+from .regex import json_char, pattern_to_ir, python_char, raw_char
 from .schema import ANNOTATIONS, TYPES, SchemaContext
 
-Syntax = Literal["json", "python"]
+Syntax = Literal["json", "python", "gemma"]
 
 #: Largest ``minLength``/``maxLength`` a grammar carries (llama.cpp expands a bounded repetition
 #: into one rule per count, and Python's ``re`` caps counts at 2**32).
@@ -53,6 +58,12 @@ _PY_ESC = seq(
     ), "py-escape"),
 )
 _QUOTE_NAMES = {"'": "sq", '"': "dq"}
+#: what a bare Gemma 4 key may not be or hold (for error messages)
+GEMMA_KEY_RULE = "empty, whitespace, a control character, ':', ',', a bracket, a quote, '<' or '>'"
+#: a bare Gemma 4 key and its colon (undeclared members, any-value objects)
+GEMMA_ANYKEY = Token(seq(alt(Rep(Chars.of(gemma_text.KEY_EXCLUDED, negated=True), 1, None),
+                            seq(Lit(gemma_text.QUOTE), Until((gemma_text.QUOTE,)), Lit(gemma_text.QUOTE))),
+                        Lit(":")), "ANYKEY")
 
 
 def py_char(quote: str) -> Expr:
@@ -139,20 +150,27 @@ class ValueBuilder:
 
     # -- punctuation -------------------------------------------------------------------------
     def punct(self, text: str) -> Expr:
-        """``text`` with optional JSON whitespace around it, as one token."""
-        return _punct(text)
+        """``text`` with optional JSON whitespace around it, as one token (Gemma 4: none)."""
+        return _bare(text) if self.syntax == "gemma" else _punct(text)
 
     def open_(self, text: str) -> Expr:
-        return _open(text)
+        return _bare(text) if self.syntax == "gemma" else _open(text)
 
     def close_(self, text: str) -> Expr:
-        return _close(text)
+        return _bare(text) if self.syntax == "gemma" else _close(text)
 
     # -- scalars -----------------------------------------------------------------------------
     def string(self, min_len: int = 0, max_len: int | None = None) -> Expr:
         return _string(self.syntax, min_len, max_len)
 
-    def literal(self, value: Any) -> Expr:
+    def literal(self, value: Any, where: str = "") -> Expr:
+        """The spelling(s) of a const/enum value; a value the syntax cannot write (a Gemma 4 string
+        holding ``<|"|>``, a key that cannot stand bare) is a :class:`SchemaError` at ``where``."""
+        if self.syntax == "gemma":
+            try:
+                return Lit(gemma_text.literal(value))
+            except (ValueError, TypeError) as exc:
+                raise SchemaError(str(exc), where) from None
         if isinstance(value, (dict, list)):
             return _literal(self.syntax, value)
         return _literal_cached(self.syntax, value, type(value))
@@ -165,7 +183,13 @@ class ValueBuilder:
 
     # -- containers --------------------------------------------------------------------------
     def key(self, name: str) -> Expr:
-        return self.literal(name)
+        return Lit(name) if self.syntax == "gemma" else self.literal(name)
+
+    def any_key(self) -> Expr:
+        """An undeclared member's key and its colon, as one token."""
+        if self.syntax == "gemma":
+            return GEMMA_ANYKEY
+        return Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY")
 
     def object_body(
         self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None, hint: str
@@ -206,11 +230,12 @@ class ValueBuilder:
         extra = self._additional(schema, path, hint)
         members = []
         for k, sub in props.items():
+            if self.syntax == "gemma" and not gemma_text.writable_key(k):
+                raise SchemaError(f"property name {k!r} cannot stand bare in Gemma 4's syntax ({GEMMA_KEY_RULE})",
+                                  f"{path}.properties")
             v = self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}")
             members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in required))
-        extra_member = (
-            (Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY"), extra) if extra is not None else None
-        )
+        extra_member = (self.any_key(), extra) if extra is not None else None
         body = self.object_body(members, self.punct(","), extra_member, hint)
         return seq(self.open_("{"), body, self.close_("}"))
 
@@ -272,7 +297,7 @@ class ValueBuilder:
         comma = self.punct(",")
         # keys use the same tokens as declared objects' extra members (see obj), so the
         # contextual lexer never has to choose between ", " and ', "key": '
-        any_key = Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY")
+        any_key = self.any_key()
         obj = seq(self.open_("{"), self.object_body([], comma, (any_key, ref), f"{name}-obj"), self.close_("}"))
         arr = seq(self.open_("["), opt(seq(ref, Rep(seq(comma, ref), 0, None))), self.close_("]"))
         self.g.rules[name] = alt(obj, arr, self.string(), Token(NUMBER, "NUMBER"), self.boolean(), self.null())
@@ -304,13 +329,13 @@ class ValueBuilder:
                 ]
                 return self.g.shared(hint, alt(*alts))
         if "const" in schema:
-            return self.literal(schema["const"])
+            return self.literal(schema["const"], f"{path}.const")
         if "enum" in schema:
             values = schema["enum"]
             if not isinstance(values, list) or not values:
                 raise SchemaError("enum must be a non-empty array", f"{path}.enum")
             # one token: Lark then builds one terminal (a trie regex), not one per value
-            return Token(alt(*(self.literal(v) for v in values)), "ENUM")
+            return Token(alt(*(self.literal(v, f"{path}.enum") for v in values)), "ENUM")
         types = schema.get("type")
         if isinstance(types, list):
             if not types:
@@ -369,6 +394,9 @@ class ValueBuilder:
         where = f"{path}.pattern"
         if self.syntax == "json":
             return Token(seq(Lit('"'), pattern_to_ir(pattern, json_char, where), Lit('"')), "STRING", path=where)
+        if self.syntax == "gemma":
+            q = Lit(gemma_text.QUOTE)
+            return Token(seq(q, pattern_to_ir(pattern, raw_char("<"), where), q), "STRING", path=where)
         return Token(
             alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), where), Lit(q)) for q in "'\"")),
             "STRING",
@@ -420,6 +448,12 @@ def _punct(text: str) -> Expr:
 
 
 @cache
+def _bare(text: str) -> Token:
+    """Punctuation without whitespace (Gemma 4)."""
+    return Token(Lit(text), "G" + _PUNCT_NAMES[text])
+
+
+@cache
 def _open(text: str) -> Expr:
     return Token(seq(Lit(text), JSON_WS), "O" + _PUNCT_NAMES[text])
 
@@ -432,6 +466,11 @@ def _close(text: str) -> Expr:
 @lru_cache(maxsize=1024)
 def _string(syntax: Syntax, min_len: int, max_len: int | None) -> Expr:
     unbounded = min_len == 0 and max_len is None
+    if syntax == "gemma":
+        # raw text up to the first closing <|"|>; a bounded string holds no '<' (see the module doc)
+        q = Lit(gemma_text.QUOTE)
+        body = Until((gemma_text.QUOTE,)) if unbounded else Rep(Chars.of("<", negated=True), min_len, max_len)
+        return Token(seq(q, body, q), "STRING")
     if syntax == "json":
         body = unbounded_chars(JSON_PLAIN, JSON_ESC) if unbounded else Rep(JSON_CHAR, min_len, max_len)
         return Token(seq(Lit('"'), body, Lit('"')), "STRING")

@@ -12,12 +12,21 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .syntax import python_text
+from .syntax import gemma_text, python_text
 
 
 @dataclass(frozen=True)
 class XmlCall:
-    """``<function=N>`` + ``<parameter=K>V</parameter>`` lines: raw strings, JSON for other types."""
+    """``<function=N>`` + ``<parameter=K>V</parameter>`` lines: raw strings, JSON for other types.
+
+    The same shape spells GLM's ``N\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>`` (empty
+    ``function_open`` and ``function_end``: the scope's tags stand around the call), MiniMax's
+    ``<parameter name="K">V</parameter>`` (a quoted name: the key may not hold the quote) and
+    DeepSeek's DSML ``<｜DSML｜parameter name="K" string="true">V</｜DSML｜parameter>``.
+
+    ``json_name_end``: the text after the key before a JSON-spelled value (not a string), when it
+    differs from ``param_name_end`` (DSML's ``" string="false">``); None: the same text.
+    """
 
     function_open: str = "<function="
     name_end: str = ">\n"
@@ -25,13 +34,23 @@ class XmlCall:
     param_name_end: str = ">"
     param_end: str = "</parameter>\n"
     function_end: str = "</function>\n"
+    json_name_end: str | None = None
     values: Literal["xml"] = "xml"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
         """One call in the canonical spelling: strings raw, every other type as JSON text."""
-        params = "".join(f"{self.param_open}{k}{self.param_name_end}{_xml_value(v)}{self.param_end}"
+        params = "".join(f"{self.param_open}{k}{self.name_end_for(v)}{_xml_value(v)}{self.param_end}"
                          for k, v in arguments.items())
         return f"{self.function_open}{name}{self.name_end}{params}{self.function_end}"
+
+    def name_end_for(self, value: Any) -> str:
+        """The text between the key and ``value`` (``json_name_end`` before a value that is not a string)."""
+        return self.param_name_end if isinstance(value, str) or self.json_name_end is None else self.json_name_end
+
+    @property
+    def quoted_key(self) -> bool:
+        """The key stands inside quotes (``<parameter name="K">``): it may not hold the quote."""
+        return self.param_open.endswith('"')
 
     def literal_ends(self, name: str) -> tuple[str, str]:
         """The literal text a call of ``name`` starts and ends with."""
@@ -45,8 +64,14 @@ class XmlCall:
         The first such text after the value's opening padding ends it, so a value may contain
         ``</parameter>``, ``<parameter=`` or ``<tool_call>`` anywhere else, but never the closing tag,
         whitespace and then ``<parameter=`` or ``</function>``."""
+        return self.value_stops_in("")
+
+    def value_stops_in(self, scope_close: str) -> tuple[str, ...]:
+        """:attr:`value_stops` when the call stands in a scope closed by ``scope_close``: without a
+        ``function_end`` (GLM) the scope's close follows the last value (``</arg_value>\n</tool_call>``)."""
         close = self.param_end[len(self.value_pad_close):]
-        return (close + self.param_open, close + self.function_end.rstrip("\n"))
+        end = (self.function_end or scope_close).rstrip("\n")
+        return (close + self.param_open, close + end)
 
     @property
     def value_pad_open(self) -> str:
@@ -65,15 +90,42 @@ class JsonCall:
 
     The grammar and the renderer write ``args_key``; the lenient parser also reads any key of
     ``read_args_keys`` there (models mix Hermes' ``arguments`` and Llama 3's ``parameters``).
+
+    ``name_as_key``: the call is ``{"N": {...}}`` (Apertus); the other keys are then unused.
+
+    ``id_key``: the object also holds a call id member ``"<id_key>": "ID"``, first (``id_first``,
+    Cohere's ``tool_call_id``) or after the arguments (Mistral's and Apriel's ``id``); its value
+    matches the anchored regex ``id_pattern``; ``id_required`` says whether the grammar demands it.
+    The renderer writes ``id_prefix`` + the call's index padded with zeros to ``id_digits`` there
+    (``id_prefix`` None: no id, for an optional one).
+    The parsed message does not carry the model's id: every call's ``id`` is toolgram's own
+    ``call_<i>`` (a streamed call's first delta carries its id, and Mistral's comes last).
     """
 
     args_key: str = "arguments"
     name_key: str = "name"
     read_args_keys: tuple[str, ...] = ("arguments", "parameters")
+    name_as_key: bool = False
+    id_key: str | None = None
+    id_first: bool = False
+    id_pattern: str = r"^[A-Za-z0-9_\-]{1,64}$"
+    id_required: bool = False
+    id_prefix: str | None = None
+    id_digits: int = 1
     values: Literal["json"] = "json"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
-        return json.dumps({self.name_key: name, self.args_key: arguments}, ensure_ascii=False)
+        if self.name_as_key:
+            return json.dumps({name: arguments}, ensure_ascii=False)
+        ident = None if self.id_key is None or self.id_prefix is None else f"{self.id_prefix}{index:0{self.id_digits}d}"
+        obj: dict[str, Any] = {}
+        if ident is not None and self.id_first:
+            obj[self.id_key] = ident  # type: ignore[index]
+        obj[self.name_key] = name
+        obj[self.args_key] = arguments
+        if ident is not None and not self.id_first:
+            obj[self.id_key] = ident  # type: ignore[index]
+        return json.dumps(obj, ensure_ascii=False)
 
     def literal_ends(self, name: str) -> tuple[str, str]:
         """JSON allows whitespace inside the envelope: no literal text names the tool."""
@@ -82,8 +134,10 @@ class JsonCall:
 
 @dataclass(frozen=True)
 class PythonCall:
-    """``N(k=v, ...)``: Python literal values."""
+    """``N(k=v, ...)``: Python literal values; ``dotted_names``: tool names may be dotted
+    identifiers (LFM2's ``Calendar.create_event``)."""
 
+    dotted_names: bool = False
     values: Literal["python"] = "python"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
@@ -91,6 +145,23 @@ class PythonCall:
 
     def literal_ends(self, name: str) -> tuple[str, str]:
         return name + "(", ")"
+
+
+@dataclass(frozen=True)
+class CallId:
+    """A call id the model writes in the call head: ``open`` ID ``close``, ID being 1 to 64 of
+    ``[A-Za-z0-9_-]``.
+
+    After the name (before ``name_end``) by default: Mistral Small 3.2's ``N[CALL_ID]ID[ARGS]``;
+    ``before_name``: between ``head`` and the name (Solar-Open's ``ID<|tool_call:name|>N``).
+    ``optional``: the id may be left out (the renderer then writes none; otherwise ``call00001``...).
+    Parsers accept any id; the parsed message numbers its calls itself (``call_0``...).
+    """
+
+    open: str = ""
+    close: str = ""
+    before_name: bool = False
+    optional: bool = True
 
 
 @dataclass(frozen=True)
@@ -104,35 +175,75 @@ class NamedJsonCall:
     ``counter``: the name is followed by ``name_end``, a decimal call index and then this text
     (Kimi-K2's ``functions.N:0<|tool_call_argument_begin|>``); the renderer writes the call's
     position in the turn, parsers accept any index.
+    ``call_id``: a model-written id in the head (see :class:`CallId`).
+    ``end`` may start with whitespace (DeepSeek R1's newline before the closing fence): any whitespace,
+    or none, may stand there.
     """
 
     head: str = ""
     name_end: str = ""
     end: str = ""
     counter: str | None = None
+    call_id: CallId | None = None
     values: Literal["json"] = "json"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
         number = "" if self.counter is None else f"{index}{self.counter}"
-        return f"{self.head}{name}{self.name_end}{number}{json.dumps(arguments, ensure_ascii=False)}{self.end}"
+        cid = self.call_id
+        ident = "" if cid is None or cid.optional else f"{cid.open}call{index + 1:05d}{cid.close}"
+        before, after = (ident, "") if cid is not None and cid.before_name else ("", ident)
+        args = json.dumps(arguments, ensure_ascii=False)
+        return f"{self.head}{before}{name}{after}{self.name_end}{number}{args}{self.end}"
 
     def literal_ends(self, name: str) -> tuple[str, str]:
-        return self.head + name + self.name_end, self.end
+        """The literal start of a call of ``name`` (up to the name when a call id may follow it) and
+        its literal end (none when ``end`` starts with flexible whitespace)."""
+        cid = self.call_id
+        end = "" if self.end[:1].isspace() else self.end
+        if cid is None:
+            return self.head + name + self.name_end, end
+        return ("" if cid.before_name else self.head + name), end
 
 
 def _xml_value(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-CallSyntax = XmlCall | JsonCall | PythonCall | NamedJsonCall
+@dataclass(frozen=True)
+class GemmaCall:
+    """``head`` N ``open`` k:v,... ``close``: Gemma 4's ``call:N{city:<|"|>Paris<|"|>,days:2}``.
+
+    Values in Gemma 4's syntax (:mod:`.syntax.gemma_text`): ``<|"|>`` strings without escapes,
+    bare keys at every depth, no whitespace.  ``key_pattern``: the keys the syntax can carry bare
+    (an argument name outside it is a schema error)."""
+
+    head: str = "call:"
+    open: str = "{"
+    close: str = "}"
+    key_pattern: str = gemma_text.KEY_RE.pattern
+    values: Literal["gemma"] = "gemma"
+
+    def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
+        return f"{self.head}{name}{self.open}{gemma_text.members(arguments)}{self.close}"
+
+    def literal_ends(self, name: str) -> tuple[str, str]:
+        return self.head + name + self.open, self.close
+
+
+CallSyntax = XmlCall | JsonCall | PythonCall | NamedJsonCall | GemmaCall
 
 
 @dataclass(frozen=True)
 class Wrapper:
-    """An optional outer wrapper around the calls, e.g. ``<|python_start|>[...]<|python_end|>``."""
+    """An optional outer wrapper around the calls, e.g. ``<|python_start|>[...]<|python_end|>``.
+
+    ``close_optional`` (sections of per-call blocks): the output may end without ``close``
+    (the DeepSeek R1 Distill Llama template writes no section close after a single call).
+    """
 
     open: str
     close: str = ""
+    close_optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,6 +255,8 @@ class Scope:
     ``separator`` (with optional whitespace around it) between calls.
     ``canonical_join`` is what the renderer writes between calls.
     ``anchored``: without a wrapper, calls are recognised only at the start of the output.
+    ``text_prefix``: an anchored list's free text opens with this recipient line (Functionary
+    v3.2's ``all\n``); it is not part of the content.
     ``section``: every call of the turn stands inside this one required section (DeepSeek's
     ``<｜tool▁calls▁begin｜>``...``<｜tool▁calls▁end｜>`` around per-call blocks, Nemotron's
     ``<TOOLCALL>``...``</TOOLCALL>`` around a list); its opening is the trigger word, so free
@@ -158,6 +271,7 @@ class Scope:
     wrappers: tuple[Wrapper, ...] = ()
     anchored: bool = False
     section: Wrapper | None = None
+    text_prefix: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,11 +299,16 @@ class Fingerprint:
     (substring tests only, so detection stays linear in the template's length). When several
     formats match, the highest ``priority`` wins: a more specific fingerprint (``<tool_call>``
     with ``<function=``) outranks a more general one (``<tool_call>`` alone).
+
+    ``unless``: literals of other families; a template holding any of them is not this format even
+    when a clause matches, so a family without a description of its own stays unknown instead of
+    being taken for the nearest match (GLM's ``<tool_call>`` is not Hermes').
     """
 
     clauses: tuple[tuple[str, ...], ...]
     reason: str
     priority: int = 0
+    unless: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -216,7 +335,7 @@ class FormatSpec:
 
     @property
     def values(self) -> str:
-        """``xml``, ``json`` or ``python``: how argument values are spelled."""
+        """``xml``, ``json``, ``python`` or ``gemma``: how argument values are spelled."""
         return self.call.values
 
     @property
@@ -226,3 +345,24 @@ class FormatSpec:
             if t.type == "word" and (self.scope.per_call or self.scope.section is not None):
                 return t.value
         return None
+
+
+@dataclass(frozen=True)
+class HeaderJsonCall(NamedJsonCall):
+    """A :class:`NamedJsonCall` whose name stands in a message header that models spell in
+    several ways (OpenAI harmony: `` to=functions.N<|channel|>commentary json<|message|>`` as the
+    template writes it, ``<|channel|>commentary to=functions.N <|constrain|>json<|message|>`` as
+    models write it).
+
+    The grammar and the renderer write ``head`` + N + ``name_end`` (one spelling, so a call's
+    begin stays one literal).  The lenient parser also starts a call at any of ``read_heads``
+    (other header texts that end right before the name), and after the name skips whatever
+    header text (channel, content type, ``<|constrain|>``) stands before ``body_open``, up to
+    ``header_max`` characters.  ``read_end``: a stop token that may follow the arguments when
+    the decoder keeps it (harmony's ``<|call|>``); the parser drops it.
+    """
+
+    read_heads: tuple[str, ...] = ()
+    body_open: str = ""
+    header_max: int = 64
+    read_end: str = ""

@@ -16,9 +16,11 @@ import json
 import re
 from typing import Any
 
-from ..grammars.spec import FormatSpec, JsonCall, NamedJsonCall, XmlCall
+from ..grammars.spec import CallId, FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, XmlCall
+from ..grammars.syntax import gemma_text
 from .diagnostics import Diagnostic
 from .values import (
+    convert_gemma_value,
     convert_python_value,
     convert_xml_value,
     dumps_arguments,
@@ -30,10 +32,13 @@ WS = " \t\n\r"
 _MAX_WS = 64  # whitespace allowed inside a call head before the name
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _IDENT_REST_RE = re.compile(r"[A-Za-z0-9_.\-]*")
+_CALL_ID_RE = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 _WAIT = "wait"
 _OFFSET_KEYS = ("start", "emitted", "search", "scan", "cand", "cscan", "kscan", "kend", "kq", "istart", "iend")
 _FLUSH = 4096  # a pinned value longer than this moves its settled text out of the buffer (see _pin_flush)
 _FAIL = "fail"
+_GQ = gemma_text.QUOTE  # Gemma 4's string delimiter
+_GKEY_REST_RE = re.compile("[^" + re.escape(gemma_text.KEY_EXCLUDED) + "]*")
 
 
 def _esc(text: str) -> str:
@@ -82,6 +87,12 @@ class Scanner:
         c = spec.call
         # openers recognised in free text: (literal, kind)
         self.openers: list[tuple[str, str]] = []
+        # an anchored list without an opening whose calls start with the tool name (Functionary
+        # v3.2's ``N\n{...}``): nothing in free text opens it; the "list_start" state reads a call
+        # head at the very start of the output instead
+        self.name_first = (not sc.per_call and sc.section is None and not sc.open and sc.anchored
+                           and isinstance(c, NamedJsonCall) and not c.head
+                           and not (c.call_id is not None and c.call_id.before_name))
         # the closing text of each wrapper (and of a list's section), by its opening literal
         self.wrapper_closes = {w.open: w.close for w in sc.wrappers}
         self.scope_open = sc.open.rstrip(WS)
@@ -94,34 +105,54 @@ class Scanner:
             self.openers.append((self.scope_open, "scope"))
             if isinstance(c, XmlCall) and c.function_open:
                 self.openers.append((c.function_open, "bare"))
+            if isinstance(c, HeaderJsonCall):
+                self.openers.extend((h, "header") for h in c.read_heads)  # other header spellings
         else:
             for w in sc.wrappers:
                 self.openers.append((w.open, "wrapper"))
-            if sc.section is None:
+            if sc.section is None and not self.name_first:
                 self.openers.append((sc.open or "{", "list"))
+            elif self.name_first and calls_enabled:
+                # lenient: a callable tool's name line and the arguments' "{" after free text (with a
+                # calls_after_text diagnostic)
+                self.openers.extend((name + c.name_end + "{", "list") for name in tools)  # type: ignore[union-attr]
         self.scope_close = sc.close.strip(WS)
         firsts = "".join(sorted({o[0][0] for o in self.openers}))
         self.r = spec.reasoning if reasoning != "none" else None
         if self.r is not None:
             firsts += self.r.open[0] + self.r.close[0]
-        self.text_re = re.compile("[" + re.escape(firsts) + "]")
+        self.text_re = re.compile("[" + re.escape(firsts) + "]" if firsts else "(?!)")
         if isinstance(c, XmlCall):
             # The value padding is what the format's own description writes around a value
             # (qwen3_coder: ">\n" ... "\n</parameter>"; seed_oss: none); only that is stripped.
-            self.x_gt = c.param_name_end.rstrip(WS) or ">"
-            self.x_pad_open = c.param_name_end[len(self.x_gt):]
+            # The key ends at x_gt: the quote of a quoted name (MiniMax, DSML), the first tag of
+            # param_name_end (GLM's "</arg_key>"), else ">".  Then the value's opening tag, if the
+            # description has one (GLM's "<arg_value>", DSML's 'string="true">'), after any whitespace.
+            ne = c.param_name_end
+            self.x_gt = '"' if c.quoted_key else (">" if ne.startswith(">") or ">" not in ne
+                                                   else ne[:ne.index(">") + 1])
+            self.x_pad_open = ne[len(self.x_gt):][ne[len(self.x_gt):].rfind(">") + 1:]
+            opens = [e[len(self.x_gt):][:e[len(self.x_gt):].rfind(">") + 1].strip(WS)
+                     for e in (ne, c.json_name_end) if e is not None]
+            if c.json_name_end is not None:
+                opens.append(">")  # a quoted name without its attribute (lenient)
+            self.x_value_open = tuple(dict.fromkeys(o for o in opens if o))
             self.x_end_tag = c.param_end.strip(WS)
             self.x_pad_close = c.param_end[:c.param_end.index(self.x_end_tag)]
-            # a value ends at an end tag followed (after whitespace) by one of these, or by the end
-            self.x_followers = (c.param_open, c.function_end.strip(WS))
+            # a value ends at an end tag followed (after whitespace) by one of these, or by the end;
+            # without a function_end (GLM) the scope's close follows the last value
+            self.x_followers = (c.param_open, c.function_end.strip(WS) or self.scope_close)
             self.x_key_bad = re.compile("[\n<]")
-            # the name ends at the description's name_end (a missing one: at the next tag, not consumed)
+            # the name ends at the description's name_end (a missing one: at the next tag, not consumed);
+            # a whitespace-only or empty one (GLM's "\n" or ""): at whitespace or the next tag
             self.x_name_stop = c.name_end.rstrip(WS) or c.name_end or "<"
-            self.x_name_eat = len(self.x_name_stop) if c.name_end else 0
+            self.x_name_eat = len(self.x_name_stop) if c.name_end.strip(WS) else 0
+            self.x_name_re = None if c.name_end.strip(WS) else re.compile(r"[\s<]")
         self.buf = ""
         self.pos = 0
         self.final = False
-        self.state = "reasoning" if (self.r is not None and reasoning == "forced") else "text"
+        self.state = "reasoning" if (self.r is not None and reasoning == "forced") else (
+            "list_start" if self.name_first else "text")
         self.sub: dict[str, Any] = {}
         self.out: list[dict[str, Any]] = []
         self.content: list[str] = []
@@ -363,6 +394,58 @@ class Scanner:
             self._text("content", buf[stop], stop)
             self.pos = stop + 1
 
+    def _s_list_start(self) -> bool | None:
+        """The start of a name-first anchored list (``name_first``): after leading whitespace, a
+        call head of a callable tool commits the first call of the list; anything else is free text.
+        The wait is bounded: ``_head`` gives up past the longest tool name."""
+        buf = self.buf
+        q, n = self._ws_from(self.pos), len(self.buf)
+        if q >= n and not self.final:
+            return False
+        self.state = "text"
+        if q >= n or not self.calls_enabled:
+            return True
+        if self.r is not None:
+            res = self._peek(self.r.open, q)
+            if res == _WAIT:
+                self.state = "list_start"
+                return False
+            if res is True:
+                return True  # reasoning first: the text state reads it
+        prefix = self.spec.scope.text_prefix
+        if prefix:
+            res = self._peek(prefix, q)
+            if res == _WAIT:
+                self.state = "list_start"
+                return False
+            if res is True:
+                self.pos = q + len(prefix)  # the text recipient line: not part of the content
+                return True
+        head = self._head(q, "list")
+        if head == _WAIT:
+            self.state = "list_start"
+            return False
+        if head is None:
+            return True
+        name, end, extra = head
+        # a name line is a call only when the arguments' object follows; any other first line
+        # (the text recipient ``all``, a word) is plain text
+        r = self._skip_ws_at(end)
+        if r == _WAIT:
+            self.state = "list_start"
+            return False
+        if r == _FAIL or not buf.startswith("{", r):  # type: ignore[arg-type]
+            return True
+        if name not in self.tools:
+            what = "not a callable tool" if name in self.all_names else "not a known tool"
+            self._diag("unknown_tool", f"call to {name!r}: {what}; kept as content", q)
+            return True
+        self._pre_call_content_checks("list", q)
+        self.in_list = True
+        self.pos = end
+        self._commit(name, extra)
+        return True
+
     def _at_start(self) -> bool:
         return not self.started["content"] and not self.calls
 
@@ -459,10 +542,11 @@ class Scanner:
                 return None if q2 == _FAIL else _WAIT
             q = q2
             if kind == "wrapper" and sc.open:
-                res = self._peek(sc.open, q)
+                # the list's opening without its padding (Cohere's "[\n    "): whitespace is free there
+                res = self._peek(self.scope_open, q)
                 if res is not True:
                     return _WAIT if res == _WAIT else None
-                q2 = self._skip_ws_at(q + len(sc.open))
+                q2 = self._skip_ws_at(q + len(self.scope_open))
                 if q2 in (_WAIT, _FAIL):
                     return None if q2 == _FAIL else _WAIT
                 q = q2
@@ -474,7 +558,11 @@ class Scanner:
                 q += len(c.function_open)
             stop = self.x_name_stop
             limit = q + self.max_name + len(stop) + 1
-            end = self.buf.find(stop, q, limit)
+            if self.x_name_re is not None:
+                m = self.x_name_re.search(self.buf, q, limit)
+                end = m.start() if m else -1
+            else:
+                end = self.buf.find(stop, q, limit)
             if end < 0:
                 if len(self.buf) < limit and not self.final:
                     return _WAIT
@@ -485,52 +573,151 @@ class Scanner:
             return name, end + self.x_name_eat, None
         if isinstance(c, JsonCall):
             return self._json_head(q)
+        if isinstance(c, HeaderJsonCall):
+            return self._header_head(q, c)
         if isinstance(c, NamedJsonCall):
             return self._named_head(q, c)
+        if isinstance(c, GemmaCall):
+            return self._gemma_head(q, c)
         return self._py_head(q)
 
+    def _header_head(self, q: int, c: HeaderJsonCall) -> Any:
+        """A name in a message header: the longest tool name at ``q`` (models glue the content type
+        to it: ``functions.Njson``), then any header text up to ``body_open`` (bounded)."""
+        buf = self.buf
+        limit = q + self.max_name + c.header_max + len(c.body_open)
+        end = buf.find(c.body_open, q, limit)
+        if end < 0:
+            if len(buf) < limit and not self.final:
+                return _WAIT
+            return None
+        header = buf[q:end]
+        known = [n for n in (*self.tools, *self.all_names) if header.startswith(n)]
+        if known:
+            name = max(known, key=len)
+        else:
+            m = _IDENT_RE.match(header)
+            if not m:
+                return None
+            name = m.group()
+        return name, end + len(c.body_open), None
+
     def _named_head(self, q: int, c: NamedJsonCall) -> Any:
-        """``head`` N ``name_end``: the name is the text before ``name_end`` (bounded by the longest tool name)."""
+        """``head`` N ``name_end``: the name is the text before ``name_end`` (bounded by the longest
+        tool name); a call id (``c.call_id``) stands before the name or between it and ``name_end``."""
         if c.head:
             res = self._peek(c.head, q)
             if res is not True:
                 return _WAIT if res == _WAIT else None
             q += len(c.head)
-        limit = q + self.max_name + len(c.name_end)
-        end = self.buf.find(c.name_end, q, limit) if c.name_end else -1
-        if end < 0:
+        cid = c.call_id
+        if cid is not None and cid.before_name:
+            q = self._call_id_at(q, cid, cid.close or c.name_end, cid.optional)  # type: ignore[assignment]
+            if q is None or q == _WAIT:
+                return q
+        stops = [c.name_end] if c.name_end else []
+        if cid is not None and not cid.before_name:
+            stops.append(cid.open or cid.close)
+        longest = max(map(len, stops), default=0)
+        limit = q + self.max_name + longest
+        found = [(i, s) for s in stops if (i := self.buf.find(s, q, limit)) >= 0]
+        if not found:
             if len(self.buf) < limit and not self.final:
                 return _WAIT
             return None
+        end, stop = min(found)
         name = self.buf[q:end]
         if not name or any(ch in WS or ch == "<" for ch in name):
             return None
-        return name, end + len(c.name_end), None
+        if stop == c.name_end:
+            return name, end + len(c.name_end), None
+        assert cid is not None
+        r = self._call_id_at(end, cid, cid.close or c.name_end, False)
+        if r is None or r == _WAIT:
+            return r
+        res = self._peek(c.name_end, r)  # type: ignore[arg-type]
+        if res is not True:
+            return _WAIT if res == _WAIT else None
+        return name, r + len(c.name_end), None  # type: ignore[operator]
 
-    def _json_head(self, q: int) -> Any:
-        buf = self.buf
-        steps = ["{", json.dumps(self.spec.call.name_key), ":"]
-        for lit in steps:
-            q2 = self._skip_ws_at(q)
-            if q2 in (_WAIT, _FAIL):
-                return None if q2 == _FAIL else _WAIT
-            res = self._peek(lit, q2)
-            if res is not True:
-                return _WAIT if res == _WAIT else None
-            q = q2 + len(lit)
+    def _call_id_at(self, q: int, cid: CallId, stop: str, optional: bool) -> int | str | None:
+        """Past ``cid.open`` ID ``cid.close`` at ``q`` (the id ends where ``stop`` begins): the index
+        after it, _WAIT, or None. An optional id that is not there leaves ``q`` as it is."""
+        if cid.open:
+            res = self._peek(cid.open, q)
+            if res == _WAIT:
+                return _WAIT
+            if res is False:
+                return q if optional else None
+            q += len(cid.open)
+        limit = q + 64 + len(stop)
+        end = self.buf.find(stop, q, limit)
+        if end < 0:
+            return _WAIT if len(self.buf) < limit and not self.final else None
+        if not _CALL_ID_RE.fullmatch(self.buf, q, end):
+            return None
+        return end + len(cid.close)
+
+    def _json_lit_at(self, lit: str, q: int) -> Any:
+        """Whitespace then ``lit`` at ``q``: the index after it, None (something else) or _WAIT."""
         q2 = self._skip_ws_at(q)
         if q2 in (_WAIT, _FAIL):
             return None if q2 == _FAIL else _WAIT
-        q = q2
-        if buf[q] != '"':
+        res = self._peek(lit, q2)
+        if res is not True:
+            return _WAIT if res == _WAIT else None
+        return q2 + len(lit)
+
+    def _json_string_at(self, q: int, limit: int) -> Any:
+        """Whitespace then a JSON string of at most ``limit`` characters without escapes:
+        (text, index after it), None or _WAIT."""
+        q2 = self._skip_ws_at(q)
+        if q2 in (_WAIT, _FAIL):
+            return None if q2 == _FAIL else _WAIT
+        buf = self.buf
+        if buf[q2] != '"':
             return None
-        end = buf.find('"', q + 1, q + self.max_name + 3)
+        end = buf.find('"', q2 + 1, q2 + limit + 2)
         if end < 0:
-            if len(buf) < q + self.max_name + 3 and not self.final:
+            if len(buf) < q2 + limit + 2 and not self.final:
                 return _WAIT
             return None
-        name = buf[q + 1:end]
-        return name, end + 1, None
+        return buf[q2 + 1:end], end + 1
+
+    def _json_head(self, q: int) -> Any:
+        """``{``, an id member first if the syntax writes one there, then the name member up to the
+        name (``{"N":`` when the name is the key): (name, end, None), None or _WAIT."""
+        c = self.spec.call
+        assert isinstance(c, JsonCall)
+        q = self._json_lit_at("{", q)
+        if not isinstance(q, int):
+            return q
+        if c.id_key is not None and c.id_first:
+            r = self._json_lit_at(json.dumps(c.id_key), q)
+            if r == _WAIT:
+                return _WAIT
+            if r is not None:  # the id member (its value is not kept: see JsonCall)
+                r = self._json_lit_at(":", r)
+                got = self._json_string_at(r, 64) if isinstance(r, int) else r
+                if not isinstance(got, tuple):
+                    return got
+                q = self._json_lit_at(",", got[1])
+                if not isinstance(q, int):
+                    return q
+        if not c.name_as_key:
+            for lit in (json.dumps(c.name_key), ":"):
+                q = self._json_lit_at(lit, q)
+                if not isinstance(q, int):
+                    return q
+        got = self._json_string_at(q, self.max_name + 1)
+        if not isinstance(got, tuple):
+            return got
+        name, end = got
+        if c.name_as_key:
+            end = self._json_lit_at(":", end)
+            if not isinstance(end, int):
+                return end
+        return name, end, None
 
     def _py_head(self, q: int) -> Any:
         buf = self.buf
@@ -614,6 +801,9 @@ class Scanner:
         elif isinstance(c, NamedJsonCall):
             self.state = "named_args"
             self.sub = {}
+        elif isinstance(c, GemmaCall):
+            self.state = "gemma_args"
+            self.sub = {}
         else:
             self.state = "py_args"
             self.sub = {}
@@ -692,12 +882,14 @@ class Scanner:
         s = self.sub
         scan = s.get("kscan", self.pos)
         i = self.buf.find(gt, max(self.pos, scan - len(gt) + 1))
-        # a newline or '<' before the name's end: not a name (whatever the chunking)
-        if self.x_key_bad.search(self.buf, scan, i if i >= 0 else len(self.buf)):
+        # a newline or '<' before the name's end: not a name (whatever the chunking); the last
+        # len(gt) - 1 characters may be the start of a longer end ("</arg_key>") and wait
+        bound = i if i >= 0 else max(scan, len(self.buf) - len(gt) + 1)
+        if self.x_key_bad.search(self.buf, scan, bound):
             self._bad_call("unterminated parameter name")
             return True
         if i < 0:
-            s["kscan"] = len(self.buf)  # resumable: the name is not rescanned on the next feed
+            s["kscan"] = bound  # resumable: the name is not rescanned on the next feed
             return False
         key = self.buf[self.pos:i].strip()
         self.pos = i + len(gt)
@@ -723,6 +915,22 @@ class Scanner:
         s = self.sub
         buf = self.buf
         n = len(buf)
+        if s["start"] is None and not s.get("opened"):
+            # the value's opening tag (GLM's "<arg_value>", DSML's 'string="..."'), after whitespace
+            if self.x_value_open:
+                self.pos = self._ws_from(self.pos)
+                if self.pos >= n:
+                    return False
+                for lit in self.x_value_open:
+                    res = self._lit(lit)
+                    if res == _WAIT:
+                        return False
+                    if res is True:
+                        break
+                else:
+                    self._bad_call("expected the opening tag of the value")
+                    return True
+            s["opened"] = True
         if s["start"] is None:
             pad = self.x_pad_open
             if pad:
@@ -804,6 +1012,8 @@ class Scanner:
         c = self.spec.call
         assert isinstance(c, JsonCall)
         steps = [",", None, ":", "{"]
+        if c.name_as_key and not self.sub["step"]:
+            self.sub["step"] = 3  # {"N": then the arguments object
         while self.sub["step"] < len(steps):
             if not self._ws():
                 return False
@@ -928,8 +1138,7 @@ class Scanner:
         try:
             text = json.loads('"' + seg + '"', strict=False)
         except ValueError:
-            text = seg  # an invalid escape: keep the source text
-            self._diag("invalid_escape", "an invalid escape in a string argument is kept as written", a)
+            text = self._unescape_units(seg, a, _JSON_ESCAPE, _json_unit)
         self._args(_esc(text))
         self.sub["emitted"] = b
 
@@ -1000,7 +1209,7 @@ class Scanner:
 
     def _s_named_end(self) -> bool | None:
         """After the arguments object: the call's ``end`` literal, if the syntax has one."""
-        end = self.spec.call.end
+        end = self.spec.call.end.lstrip(WS)  # whitespace before the end literal is skipped below
         if end:
             q = self._ws_from(self.pos)
             if q >= len(self.buf):
@@ -1012,14 +1221,49 @@ class Scanner:
                 self.pos = q + len(end)
             else:
                 self._diag("missing_close", f"{end!r} is missing after a call", q)
-        self.state = "after_call"
+        self.state = "header_end" if isinstance(self.spec.call, HeaderJsonCall) else "after_call"
+        return True
+
+    def _s_header_end(self) -> bool | None:
+        """After a header call's arguments: drop its stop token (``read_end``) when the text keeps it."""
+        c = self.spec.call
+        assert isinstance(c, HeaderJsonCall)
+        if c.read_end:
+            q = self._ws_from(self.pos)
+            res = self._peek(c.read_end, q) if q < len(self.buf) else (False if self.final else _WAIT)
+            if res == _WAIT:
+                return False
+            if res is True:
+                self.pos = q + len(c.read_end)
+        if self.scope_close or self.in_section or self.in_list:
+            self.state = "after_call"
+        else:
+            self._after_done()  # nothing to close: the whitespace opening the next header stays
         return True
 
     def _s_json_env_close(self) -> bool | None:
+        """After the arguments: the call object's ``}``; members after the arguments (an id) are
+        skipped, their values not kept (see JsonCall)."""
+        s = self.sub
+        if s.get("skip"):
+            if self._pinned() is None:
+                return False  # wait; at the end of input the call was cut off
+            self.sub = {}
+            return True
         if not self._ws():
             return False
-        if self.buf[self.pos] == "}":
+        buf = self.buf
+        if buf[self.pos] == "}":
             self.pos += 1
+        elif buf[self.pos] == ",":
+            q = self._ws_from(self.pos + 1)
+            if q >= len(buf):
+                return False
+            if buf[q] == '"':  # another member of the call object, not a next call
+                self.pos = q
+                self.sub = {"skip": True, "start": q, "scan": q, "depth": 0, "instr": False, "parts": []}
+                return True
+            self._diag("invalid_call", "the call object is not closed", self.pos)
         else:
             self._diag("invalid_call", "the call object is not closed", self.pos)
         self.state = "after_call"
@@ -1129,10 +1373,27 @@ class Scanner:
         q = self.sub["quote"]
         value, diags = convert_python_value(q + seg + q, lenient=True, offset=a - 1 + self.base)
         if diags or not isinstance(value, str):
-            value = seg
-            self._diag("invalid_escape", "an invalid escape in a string argument is kept as written", a)
+            value = self._unescape_units(seg, a, _PY_ESCAPE, lambda unit: _py_unit(unit, q))
         self._args(_esc(value))
         self.sub["emitted"] = b
+
+    def _unescape_units(self, seg: str, at: int, escape: re.Pattern[str], decode: Any) -> str:
+        """``seg`` (a string body holding an invalid escape) decoded one escape at a time: each
+        invalid escape is kept as written, with a diagnostic at its own offset, so the result and
+        the diagnostics do not depend on how the text was chunked (segments never split an escape)."""
+        out: list[str] = []
+        last = 0
+        for m in escape.finditer(seg):
+            out.append(seg[last:m.start()])
+            text = decode(m.group())
+            if text is None:
+                text = m.group()
+                self._diag("invalid_escape", "an invalid escape in a string argument is kept as written",
+                           at + m.start())
+            out.append(text)
+            last = m.end()
+        out.append(seg[last:])
+        return "".join(out)
 
     def _s_py_value(self) -> bool | None:
         s = self.sub
@@ -1144,6 +1405,200 @@ class Scanner:
         if s["keep"]:
             self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
         self.state = "py_args"
+        return True
+
+    # Gemma 4 ------------------------------------------------------------------------------------------
+    def _gemma_head(self, q: int, c: GemmaCall) -> Any:
+        """``head`` N ``open`` (``call:N{``): the name is the text before ``open``, bounded by the
+        longest tool name."""
+        res = self._peek(c.head, q)
+        if res is not True:
+            return _WAIT if res == _WAIT else None
+        q += len(c.head)
+        limit = q + self.max_name + len(c.open)
+        end = self.buf.find(c.open, q, limit)
+        if end < 0:
+            return _WAIT if len(self.buf) < limit and not self.final else None
+        name = self.buf[q:end]
+        if not name or any(ch in WS or ch == "<" for ch in name):
+            return None
+        return name, end + len(c.open), None
+
+    def _gemma_partial_quote(self, q: int) -> bool:
+        """The buffer ends inside a ``<|"|>`` starting at ``q``: more input decides (at the end of
+        input: the call was cut off there)."""
+        tail = self.buf[q:q + len(_GQ)]
+        return len(tail) < len(_GQ) and _GQ.startswith(tail) and q + len(tail) == len(self.buf)
+
+    def _gemma_key(self, start: int) -> Any:
+        """A bare key (or a ``<|"|>``-quoted one) at ``start``: (key, index after it), None (wait)
+        or False (not a key). Resumable: a long key is not rescanned on the next feed."""
+        buf, n, s = self.buf, len(self.buf), self.sub
+        resume = s.get("istart") == start
+        if buf.startswith(_GQ, start):
+            j = buf.find(_GQ, s["kscan"] if resume else start + len(_GQ))
+            if j < 0:
+                s["istart"], s["kscan"] = start, max(start + len(_GQ), n - len(_GQ) + 1)
+                return None
+            return buf[start + len(_GQ):j], j + len(_GQ)
+        if self._gemma_partial_quote(start):
+            return None
+        if resume:
+            q = _GKEY_REST_RE.match(buf, s["iend"]).end()  # type: ignore[union-attr]
+        else:
+            m = gemma_text.KEY_RE.match(buf, start)
+            if not m:
+                return False
+            q = m.end()
+        s["istart"], s["iend"] = start, q
+        if q >= n:
+            return None
+        return buf[start:q], q
+
+    def _s_gemma_args(self) -> bool | None:
+        """Inside ``{``...``}``: the next ``key:value`` member, or the close."""
+        c = self.spec.call
+        assert isinstance(c, GemmaCall) and self.call is not None
+        if not self._ws():
+            return False
+        buf, n = self.buf, len(self.buf)
+        if buf.startswith(c.close, self.pos):
+            self.pos += len(c.close)
+            self._end_call()
+            return True
+        start = self.pos
+        if self.call.keys:
+            if buf[start] != ",":
+                self._bad_call(f"expected ',' or {c.close!r}")
+                return True
+            start = self._ws_from(start + 1)
+            if start >= n:
+                return False
+            if buf.startswith(c.close, start):  # a trailing comma
+                self.pos = start + len(c.close)
+                self._end_call()
+                return True
+        got = self._gemma_key(start)
+        if got is None:
+            return False
+        if got is False:
+            self._bad_call("expected an argument name")
+            return True
+        key, q = got
+        q = self._ws_from(q)
+        if q >= n:
+            return False
+        if buf[q] != ":":
+            self._bad_call("expected ':' after an argument name")
+            return True
+        q = self._ws_from(q + 1)
+        if q >= n or self._gemma_partial_quote(q):
+            return False
+        self.pos = q
+        keep = self._member_key(key)
+        if keep and buf.startswith(_GQ, q):
+            self._args(self._member_prefix(key) + '"')
+            self.sub = {"key": key, "keep": keep, "stream": True, "emitted": q + len(_GQ), "scan": q + len(_GQ)}
+            self.state = "gemma_string"
+        else:
+            self.sub = {"key": key, "keep": keep, "start": q, "at": q + self.base, "parts": [], "scan": q,
+                        "depth": 0, "instr": False}
+            self.state = "gemma_value"
+        return True
+
+    def _s_gemma_string(self) -> bool | None:
+        """A streamed ``<|"|>`` string: raw text up to the next ``<|"|>`` (a partial one is held back)."""
+        s, buf = self.sub, self.buf
+        n = len(buf)
+        j = buf.find(_GQ, s["scan"])
+        if j < 0:
+            hold = 0
+            if not self.final:
+                for k in range(min(len(_GQ) - 1, n - s["scan"]), 0, -1):
+                    if buf.endswith(_GQ[:k]):
+                        hold = k
+                        break
+            safe = n - hold
+            self._gemma_emit(safe)
+            s["scan"] = safe
+            self.pos = n
+            return False
+        self._gemma_emit(j)
+        self._args('"')
+        self.pos = j + len(_GQ)
+        self.state = "gemma_args"
+        self.sub = {}
+        return True
+
+    def _gemma_emit(self, b: int) -> None:
+        a = self.sub["emitted"]
+        if b > a:
+            self._args(_esc(self.buf[a:b]))
+            self.sub["emitted"] = b
+
+    def _gemma_scan(self) -> int:
+        """The end of the value at ``sub['start']``: the index of the ',' or closer at depth 0, or of
+        a '<' that starts no string (a value holds none outside strings); -1: more input needed.
+        Resumable: the scan state lives in ``sub``."""
+        s, buf = self.sub, self.buf
+        i, n = s["scan"], len(buf)
+        depth, instr = s["depth"], s["instr"]
+        end = -1
+        while i < n:
+            if instr:
+                j = buf.find(_GQ, i)
+                if j < 0:
+                    i = max(i, n - len(_GQ) + 1)
+                    break
+                i, instr = j + len(_GQ), False
+                continue
+            ch = buf[i]
+            if ch == "<":
+                if buf.startswith(_GQ, i):
+                    i, instr = i + len(_GQ), True
+                    continue
+                if self._gemma_partial_quote(i):
+                    break
+                end = i
+                break
+            if ch in "[{":
+                depth += 1
+            elif ch in "]}":
+                if depth == 0:
+                    end = i
+                    break
+                depth -= 1
+            elif ch == "," and depth == 0:
+                end = i
+                break
+            i += 1
+        s["scan"], s["depth"], s["instr"] = i, depth, instr
+        if end < 0:
+            return -1
+        while end > s["start"] and buf[end - 1] in WS:
+            end -= 1
+        return end
+
+    def _s_gemma_value(self) -> bool | None:
+        s = self.sub
+        end = self._gemma_scan()
+        if end < 0:
+            cut = min(s["scan"], len(self.buf))
+            if cut - s["start"] > _FLUSH:
+                s["parts"].append(self.buf[s["start"]:cut])
+                s["start"] = cut
+            return False
+        raw = "".join(s["parts"]) + self.buf[s["start"]:end]
+        self.pos = end
+        value, diags = convert_gemma_value(raw, lenient=True, offset=s["at"])
+        if any(d.code == "invalid_literal" for d in diags):
+            self._bad_call(f"argument {s['key']!r} is not a Gemma 4 value")
+            return True
+        self.diagnostics.extend(diags)
+        if s["keep"]:
+            self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
+        self.state = "gemma_args"
+        self.sub = {}
         return True
 
     # after a call ------------------------------------------------------------------------------------
@@ -1188,7 +1643,7 @@ class Scanner:
         if q >= n:
             if not self.final:
                 return False
-            if close:
+            if close and not self.spec.scope.section.close_optional:  # type: ignore[union-attr]
                 self._diag("missing_close", f"{close!r} is missing at the end", n)
             self._after_done()
             return True
@@ -1232,19 +1687,24 @@ class Scanner:
 
     def _s_list_next(self) -> bool | None:
         sc = self.spec.scope
+        close = sc.close.strip(WS)  # the list's close without its padding (Cohere's "\n]")
+        # a list without brackets inside a section (MiniMax-M1's JSON lines): the section's close ends it
+        wclose = "" if close else self.wrapper_close.strip(WS)
         buf = self.buf
         q, n = self._ws_from(self.pos), len(buf)
         if q >= n:
             if not self.final:
                 return False
-            if sc.close:
-                self._diag("missing_close", f"{sc.close!r} is missing at the end", n)
+            if close or wclose:
+                self._diag("missing_close", f"{close or wclose!r} is missing at the end", n)
             self._after_done()
             return True
-        ch = buf[q]
-        seps = {sc.separator} if sc.close else {sc.separator, ",", ";"}
-        if ch in seps:
-            r = self._ws_from(q + 1)
+        seps = (sc.separator,) if close else (sc.separator, ",", ";")
+        sep = next((s for s in seps if s and buf.startswith(s, q)), None)
+        if sep is None and not self.final and any(n - q < len(s) and s.startswith(buf[q:]) for s in seps):
+            return False  # the buffer ends inside a multi-character separator (Functionary's ">>>")
+        if sep is not None:
+            r = self._ws_from(q + len(sep))
             if r >= n and not self.final:
                 return False
             res = self._next_call(r) if r < n else False
@@ -1254,15 +1714,15 @@ class Scanner:
                 self._diag("invalid_call", "the text after a separator is not a call", q)
                 self._after_done()
             return True
-        if sc.close:
-            res = self._peek(sc.close, q)
+        if close:
+            res = self._peek(close, q)
             if res == _WAIT:
                 return False
             if res is not True:
-                self._diag("missing_close", f"{sc.close!r} is missing after the calls", q)
+                self._diag("missing_close", f"{close!r} is missing after the calls", q)
                 self._after_done()
                 return True
-            end = q + len(sc.close)
+            end = q + len(close)
             if self.wrapper_close:
                 r = self._ws_from(end)
                 res = self._peek(self.wrapper_close, r)
@@ -1273,10 +1733,20 @@ class Scanner:
             self.pos = end
             self._after_done()
             return True
+        if wclose:
+            res = self._peek(wclose, q)
+            if res == _WAIT:
+                return False
+            if res is True:
+                self.pos = q + len(wclose)
+                self._after_done()
+                return True
         res = self._next_call(q)
         if res is None:
             return False
         if res is False:
+            if wclose:
+                self._diag("missing_close", f"{wclose!r} is missing after the calls", q)
             self._after_done()
         return True
 
@@ -1290,7 +1760,8 @@ class Scanner:
         state, s = self.state, self.sub
         if not call.done:
             if s.get("keep") and s.get("start") is not None and (
-                    state in ("json_value", "py_value") or (state == "xml_value" and not s.get("stream"))):
+                    state in ("json_value", "py_value", "gemma_value")
+                    or (state == "xml_value" and not s.get("stream"))):
                 raw = "".join(s["parts"]) + self.buf[s["start"]:]
                 self._args(self._member_prefix(s["key"]) + raw)
             call.done = True
@@ -1306,6 +1777,26 @@ class Scanner:
     def _end_checks(self) -> None:
         if self.needs_call and not self.calls:
             self._diag("missing_call", "tool_choice requires a call and none was found", None)
+
+
+#: one escape of a JSON string (a surrogate pair is one escape), or a lone backslash
+_JSON_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\.?", re.S)
+#: one escape of a Python string literal, or a lone backslash
+_PY_ESCAPE = re.compile(r"\\N\{[^}]*\}|\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\[0-7]{1,3}|\\.?", re.S)
+
+
+def _json_unit(unit: str) -> str | None:
+    """One JSON escape decoded, or None if it is invalid."""
+    try:
+        return json.loads('"' + unit + '"', strict=False)
+    except ValueError:
+        return None
+
+
+def _py_unit(unit: str, quote: str) -> str | None:
+    """One Python escape decoded, or None if it is invalid."""
+    value, diags = convert_python_value(quote + unit + quote, lenient=True, offset=0)
+    return value if not diags and isinstance(value, str) else None
 
 
 def _is_high(buf: str, e: int) -> bool:

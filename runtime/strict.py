@@ -23,9 +23,17 @@ from ..compiler import compile as compile_tools
 from ..compiler.emit.lark import new_lark
 from ..compiler.schema import load_tools
 from ..errors import OptionError
+from ..grammars.syntax import gemma_text
 from .diagnostics import Diagnostic
 from .pyliteral import unlimited_int_digits
-from .values import convert_python_value, convert_xml_value, dumps_arguments, loads_json, model_text
+from .values import (
+    convert_gemma_value,
+    convert_python_value,
+    convert_xml_value,
+    dumps_arguments,
+    loads_json,
+    model_text,
+)
 
 WS = " \t\n\r"
 
@@ -206,6 +214,8 @@ def _convert(src: str, schema: Any, root: Any, kind: str, key: str, start: int |
         return convert_xml_value(src, schema, lenient=False, root=root, name=key, offset=start, hint=hint)
     if kind == "python":
         return convert_python_value(src, lenient=True, offset=start or 0)
+    if kind == "gemma":
+        return convert_gemma_value(src, lenient=False, offset=start or 0)
     return loads_json(src, lenient=False, offset=start)
 
 
@@ -214,8 +224,17 @@ def _split_extra(src: str, kind: str, c: Any) -> tuple[str, str]:
     if kind == "python":
         key, _, value = src.partition("=")
         return key.strip(), value
+    if kind == "gemma":  # a bare key holds no ':'; a quoted one is <|"|>...<|"|>
+        if src.startswith(gemma_text.QUOTE):
+            end = src.index(gemma_text.QUOTE, len(gemma_text.QUOTE))
+            return src[len(gemma_text.QUOTE):end], src[end + len(gemma_text.QUOTE) + 1:]
+        key, _, value = src.partition(":")
+        return key, value
     body = src[len(c.param_open):]
     gt = c.param_name_end.rstrip(WS) or ">"
+    if c.json_name_end is not None and c.json_name_end in body and (
+            gt not in body or body.index(c.json_name_end) < body.index(gt)):
+        gt = c.json_name_end  # DSML's string="false"
     key, _, rest = body.partition(gt)
     end_tag = c.param_end.strip(WS)
     pad_open = c.param_name_end[len(gt):]

@@ -8,6 +8,7 @@
 * :func:`convert_xml_value` types the raw text of an XML parameter (seed_oss, qwen3_coder) by
   its schema.
 * :func:`convert_python_value` reads the text of a pythonic argument value.
+* :func:`convert_gemma_value` reads the text of a Gemma 4 argument value.
 * :func:`dumps_arguments` writes an ``arguments`` string (a truncated one is never completed:
   SPEC section 4).
 * :func:`model_text` reads the model output given to the parsers (``str`` or UTF-8 ``bytes``).
@@ -22,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ToolgramError
+from ..grammars.syntax import gemma_text
 from .diagnostics import Diagnostic
 from .pyliteral import MAX_INT_DIGITS, LiteralSyntaxError, parse_literal, too_long_int, unlimited_int_digits
 
@@ -29,6 +31,7 @@ __all__ = [
     "Diagnostic",
     "JSONValueError",
     "TYPE_ORDER",
+    "convert_gemma_value",
     "convert_python_value",
     "convert_xml_value",
     "dumps_arguments",
@@ -408,6 +411,33 @@ def convert_python_value(text: str, *, lenient: bool = True, offset: int = 0) ->
             )
         ]
     return value, _shift(diagnostics, offset)
+
+
+# --------------------------------------------------------------------------------------------
+# Gemma 4 values
+
+
+def convert_gemma_value(text: str, *, lenient: bool = True, offset: int = 0) -> tuple[Any, list[Diagnostic]]:
+    """Read the source text of one Gemma 4 argument value (:mod:`~toolgram.grammars.syntax.gemma_text`,
+    the one reader of the syntax); numbers follow :func:`loads_json`'s rules.
+
+    Text that is not a value (in the chosen mode) is kept as its stripped source text with an
+    ``invalid_literal`` diagnostic, as pythonic values are. Offsets are ``offset`` plus the position."""
+    diagnostics: list[Diagnostic] = []
+
+    def number(source: str) -> Any:
+        value, diags = loads_json(source, lenient=False, offset=offset)
+        diagnostics.extend(diags)
+        return value
+
+    try:
+        with unlimited_int_digits():
+            value = gemma_text.read(text, lenient=lenient, number=number)
+    except gemma_text.GemmaSyntaxError as exc:
+        return text.strip(), [
+            Diagnostic("invalid_literal", f"not a Gemma 4 value: {exc.msg}; kept as a string", offset + exc.pos)
+        ]
+    return value, diagnostics
 
 
 # --------------------------------------------------------------------------------------------

@@ -180,7 +180,7 @@ class _Emitter:
         before_calls = EMPTY if auto else WS
         if r is None:
             return self.sequence(self.grammar(before_calls), after())
-        open_ = EMPTY if o.reasoning == "forced" else Lit(r.open)
+        open_ = EMPTY if o.reasoning == "forced" else seq(WS, Lit(r.open))  # the IR's reasoning_open
         stops = (r.close, trig) if r.trigger_ends and trig else (r.close,)
         text = self._reasoning_text(stops)
         branches = [self.sequence(self.grammar(seq(open_, text, Lit(r.close), before_calls)), after())]
