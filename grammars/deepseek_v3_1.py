@@ -1,4 +1,5 @@
-"""DeepSeek V3.1: ``<｜tool▁calls▁begin｜>`` around ``<｜tool▁call▁begin｜>N<｜tool▁sep｜>{json}<｜tool▁call▁end｜>`` blocks."""
+"""DeepSeek V3.1: one ``<｜tool▁calls▁begin｜>`` section of
+``<｜tool▁call▁begin｜>N<｜tool▁sep｜>{json}<｜tool▁call▁end｜>`` blocks."""
 
 from .spec import Fingerprint, FormatSpec, NamedJsonCall, Reasoning, Scope, Trigger, Wrapper
 

@@ -10,8 +10,11 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<tool_call>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=True),
     special_tokens=("<tool_call>", "</tool_call>", "<think>", "</think>"),
-    detect=(Fingerprint((("<tool_call>",),),
-                'the template writes <tool_call> blocks holding {"name": ..., "arguments": ...} JSON', priority=20),),
+    # <tool_call> alone is not enough: GLM, Ling, Laguna, Spark and MiniMax-M3 write <tool_call>NAME (no JSON
+    # "arguments"); Apriel 1.5 names <tool_call> in prose but writes <tool_calls>[...] lists.
+    detect=(Fingerprint((("<tool_call>", '"arguments"'),),
+                'the template writes <tool_call> blocks holding {"name": ..., "arguments": ...} JSON', priority=20,
+                unless=("<tool_calls>[", "<arg_key>")),),
     instructions=(
         'To call a function, reply with one <tool_call> block per call, each holding a JSON object with '
         'the function name and its arguments, exactly like this:\n'

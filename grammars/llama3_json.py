@@ -18,8 +18,10 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<|python_tag|>"), Trigger("pattern_full", r'^\s*(\{\s*"name"\s*:[\s\S]*)')),
     parallel_default=False,
     special_tokens=("<|python_tag|>",),
+    # Functionary v3.1 is a Llama 3.1 template too (<|python_tag|>, ipython) but writes <function=NAME>{...}.
     detect=(Fingerprint((("<|python_tag|>",), ('"parameters"', "ipython")),
-                'Llama 3 ipython role with {"name": ..., "parameters": ...} JSON calls', priority=10),),
+                'Llama 3 ipython role with {"name": ..., "parameters": ...} JSON calls', priority=10,
+                unless=("<function=",)),),
     instructions=(
         'To call a function, reply with only a JSON object with the function name and its parameters, '
         'exactly like this:\n'

@@ -11,7 +11,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<TOOLCALL>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<TOOLCALL>", "</TOOLCALL>", "<think>", "</think>"),
-    detect=(Fingerprint((("<TOOLCALL>",),), "the template writes a JSON list of calls inside <TOOLCALL>", priority=30),),
+    detect=(Fingerprint((("<TOOLCALL>",),), "the template writes a JSON list of calls inside <TOOLCALL>",
+                        priority=30),),
     instructions=(
         "To call functions, reply with one <TOOLCALL> block holding a JSON list of calls, exactly like this:\n"
         "{example}\n"

@@ -1,0 +1,33 @@
+"""Functionary v3.2: ``>>>N\\n{...}`` per call; the generation prompt ends with ``>>>``.
+
+The model's output therefore starts with the first call's name (``N\\n{...}``) and every later call
+follows ``>>>``: described as a bare list of calls anchored at the start with ``>>>`` between them.
+Free text is the ``all`` recipient (``all\\nTEXT``); the template writes a message's text before its
+calls (``all\\nTEXT>>>N\\n{...}``), so ``>>>`` after text is a wrapper word that starts the calls.
+The ``all\\n`` recipient line opens free text (``Scope.text_prefix``): grammars require it before
+text, and parsers drop it from the content (as llama.cpp does).
+"""
+
+from .spec import Fingerprint, FormatSpec, NamedJsonCall, Scope, Wrapper
+
+FORMAT = FormatSpec(
+    id="functionary_v3_2",
+    summary="Functionary v3.2 N\\n{...}>>>N\\n{...} (the prompt ends with >>>)",
+    call=NamedJsonCall(name_end="\n"),
+    scope=Scope(per_call=False, open="", close="", separator=">>>", canonical_join=">>>",
+                wrappers=(Wrapper(">>>"),), anchored=True, text_prefix="all\n"),
+    # no lazy trigger: every reply starts with a recipient line (a tool name, or ``all`` for text),
+    # so the whole grammar applies from the first token in every dialect (a pattern trigger firing
+    # on a wrong name line made llama.cpp abort: its lazy grammar rejected the captured text)
+    triggers=(),
+    special_tokens=(),
+    detect=(Fingerprint(((">>>all", "<|start_header_id|>"),),
+                "Llama 3 headers with >>>RECIPIENT lines (Functionary v3.2)", priority=40),),
+    instructions=(
+        "To call a function, reply with the function name, a newline and the JSON arguments; "
+        "separate several calls with >>>, exactly like this:\n"
+        "{example}\n"
+        "Write nothing after the last call.\n"
+    ),
+    order=131,
+)

@@ -1,0 +1,23 @@
+"""IBM Granite 3.x: ``<|tool_call|>`` then a JSON list of calls (no closing marker)."""
+
+from .spec import Fingerprint, FormatSpec, JsonCall, Reasoning, Scope, Trigger, Wrapper
+
+FORMAT = FormatSpec(
+    id="granite",
+    summary='Granite 3.x <|tool_call|>[{"name": N, "arguments": {...}}, ...]',
+    call=JsonCall(args_key="arguments"),
+    scope=Scope(per_call=False, open="[", close="]", separator=",", canonical_join=", ",
+                section=Wrapper("<|tool_call|>")),
+    triggers=(Trigger("word", "<|tool_call|>"),),
+    reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
+    special_tokens=("<|tool_call|>",),
+    detect=(Fingerprint((("<|tool_call|>", "<|start_of_role|>"),),
+                "Granite role tokens and a system text asking for <|tool_call|> followed by a JSON list",
+                priority=30),),
+    instructions=(
+        "To call functions, reply with <|tool_call|> followed by a JSON list of calls, exactly like this:\n"
+        "{example}\n"
+        "Write nothing after the list.\n"
+    ),
+    order=111,
+)
