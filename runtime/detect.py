@@ -26,8 +26,8 @@ from ..errors import ToolgramError
 from ..grammars import FORMATS
 from ..grammars.spec import Fingerprint
 
-__all__ = ["MAX_GGUF_ARRAY_DEPTH", "MAX_TEMPLATE_BYTES", "detect_format", "detect_path",
-           "read_gguf_chat_template", "read_gguf_metadata", "read_template"]
+__all__ = ["MAX_GGUF_ARRAY_DEPTH", "MAX_TEMPLATE_BYTES", "TOOL_CALLS_FIELD", "detect_format", "detect_path",
+           "read_gguf_chat_template", "read_gguf_metadata", "read_template", "renders_tool_calls"]
 
 #: The largest chat template read, from a file or a GGUF string (real templates are under 100 KB).
 MAX_TEMPLATE_BYTES = 8 * 1024 * 1024
@@ -71,7 +71,12 @@ def _fingerprints() -> list[tuple[int, str, Fingerprint]]:
 
 # Detection knows no format: the fingerprints come from the format descriptions (grammars/*.py).
 _RULES = _fingerprints()
-_NEEDLES = tuple(dict.fromkeys(n for _, _, fp in _RULES for clause in fp.clauses for n in clause))
+_NEEDLES = tuple(dict.fromkeys([n for _, _, fp in _RULES for clause in fp.clauses for n in clause]
+                                + [n for _, _, fp in _RULES for n in fp.unless]))
+
+#: The message field a chat template reads to write an assistant turn's calls (OpenAI and HF messages).
+#: A template that never names it renders no tool calls (Gemma 2, Phi-3.5, RWKV, SmolLM3).
+TOOL_CALLS_FIELD = "tool_calls"
 
 
 def _open_nonblocking(path: str, flags: int) -> int:
@@ -80,12 +85,22 @@ def _open_nonblocking(path: str, flags: int) -> int:
 
 
 def detect_format(template: str) -> tuple[str, str] | None:
-    """``(format_id, reason)`` for a chat template's text, or ``None`` when no tool format is named."""
+    """``(format_id, reason)`` for a chat template's text, or ``None`` when no tool format is named.
+
+    A fingerprint matches when all literals of one of its clauses occur and none of its ``unless``
+    literals does; the highest priority wins. No match is ``None`` (unknown), never the nearest format."""
     hits = _Hits(template, _NEEDLES)
     for _, fmt, fp in _RULES:
-        if any(all(hits.has(n) for n in clause) for clause in fp.clauses):
+        if any(all(hits.has(n) for n in clause) for clause in fp.clauses) and not any(
+                hits.has(n) for n in fp.unless):
             return fmt, fp.reason
     return None
+
+
+def renders_tool_calls(template: str) -> bool:
+    """Whether a chat template can write an assistant message's tool calls at all: it reads the
+    message's ``tool_calls`` field (one substring test, linear in the template's length)."""
+    return TOOL_CALLS_FIELD in template
 
 
 # --- GGUF metadata ---------------------------------------------------------------------------

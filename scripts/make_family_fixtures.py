@@ -29,8 +29,12 @@ TEMPLATES = ROOT / "tests" / "data" / "templates" / "llama.cpp"
 OUT = ROOT / "tests" / "data" / "families"
 
 # Format ids fixed by issue 9, the six existing ones, and the ids proposed here for the extra families.
+# Issue 9 leaves GLM's variants to us: glm4 is the newline variant (GLM-4.5/4.6, Laguna-XS), glm4_7 the compact
+# one (GLM-4.7-Flash, Spark2.5, Laguna-S: no newline between name, argument tags and the close). DSML likewise:
+# deepseek_dsml is V3.2's <｜DSML｜function_calls> section, deepseek_v4 V4's <｜DSML｜tool_calls> (same calls).
 ISSUE9_IDS = [
-    "gpt_oss", "deepseek_v3_1", "deepseek_r1", "deepseek_dsml", "kimi_k2", "glm4", "mistral", "mistral_args",
+    "gpt_oss", "deepseek_v3_1", "deepseek_r1", "deepseek_dsml", "kimi_k2", "glm4", "glm4_7", "mistral", "mistral_args",
+    "deepseek_v4",
     "minimax_m2", "nemotron", "granite", "lfm2", "command_r7b", "apertus", "apriel", "functionary_v3_1",
     "functionary_v3_2", "gemma4",
 ]
@@ -102,12 +106,12 @@ T: dict[str, dict] = {
                "<|END_THINKING|>, even with add_generation_prompt=false (it is after_end_of_turn here)",
                "tool_call_id is a conversation-wide counter rendered as a string"]),
     "GLM-4.6": dict(
-        family="GLM <arg_key>/<arg_value> (§4)", format="glm4", variant={"style": "newline"},
+        family="GLM <arg_key>/<arg_value> (§4)", format="glm4", variant={},
         eot=None, eot_basis=f"{FN} §4: nothing after an assistant message; stop tokens <|endoftext|>, <|user|>, "
         "<|observation|> (GLM-4-9B; for GLM-4.5/4.6 (not established from a primary source))",
         notes=["turn starts with \"\\n<think></think>\\n\" (the generation prompt is only <|assistant|>)"]),
     "GLM-4.7-Flash": dict(
-        family="GLM <arg_key>/<arg_value> (§4)", format="glm4", variant={"style": "compact"},
+        family="GLM <arg_key>/<arg_value> (§4)", format="glm4_7", variant={},
         settings={"enable_thinking": False}, eot=None,
         eot_basis=f"{FN} §4: nothing after an assistant message; the next role token (<|user|>, <|observation|>) "
         "is a stop token (exo PR #2061 for GLM-4.7)",
@@ -195,7 +199,7 @@ T: dict[str, dict] = {
                        notes=["turn starts by closing the reasoning the generation prompt opened: \\n</think>\\n\\n"]),
     "Reka-Edge": dict(family="Hermes", format="hermes", eot="<sep>", eot_basis=RENDER_ONLY,
                       notes=["turn starts with a space; calls not separated; \"\\n\\n\" before <sep>"]),
-    "Spark2.5": dict(family="GLM (compact, §8)", format="glm4", variant={"style": "compact"},
+    "Spark2.5": dict(family="GLM (compact, §8)", format="glm4_7", variant={},
                      settings={"enable_thinking": False}, eot=DS_EOS, eot_basis=RENDER_ONLY,
                      notes=["rendered with enable_thinking=false (default generation prompt ends <think>, history "
                             "has </think>)"]),
@@ -222,9 +226,9 @@ T: dict[str, dict] = {
         header="<｜Assistant｜>", eot=DS_EOS, eot_basis=f"{FN} §2.3",
         notes=["non-thinking generation prompt is <｜Assistant｜><think></think>, history writes "
                "<｜Assistant｜></think>\\n\\n, so the turn is cut after <｜Assistant｜> and starts with </think>"]),
-    "deepseek-ai-DeepSeek-V4": dict(family="DeepSeek DSML (§2.3)", format="deepseek_dsml",
+    "deepseek-ai-DeepSeek-V4": dict(family="DeepSeek DSML (§2.3)", format="deepseek_v4",
                                     variant={"block": "tool_calls"}, eot=DS_EOS, eot_basis=f"{FN} §2.3"),
-    "deepseek-ai-DeepSeek-V4-Flash-0731": dict(family="DeepSeek DSML (§2.3)", format="deepseek_dsml",
+    "deepseek-ai-DeepSeek-V4-Flash-0731": dict(family="DeepSeek DSML (§2.3)", format="deepseek_v4",
                                                variant={"block": "tool_calls"}, eot=DS_EOS, eot_basis=f"{FN} §2.3"),
     "fireworks-ai-llama-3-firefunction-v2": dict(
         family="wrapped JSON (functools, §7.6)", format="firefunction_v2", eot="<|eot_id|>", eot_basis=RENDER_ONLY,
@@ -308,12 +312,12 @@ T: dict[str, dict] = {
                "parallel not renderable in one turn (see rendered/openai-gpt-oss-120b.parallel_split.txt)",
                "template writes 'commentary json'; models write '<|constrain|>json' (§1.1)"]),
     "openbmb-MiniCPM5-1B": dict(family="other (XML, §8)", format="minicpm5", eot="<|im_end|>", eot_basis=RENDER_ONLY),
-    "poolside-Laguna-S-2.1": dict(family="GLM (compact, §8)", format="glm4", variant={"style": "compact"},
+    "poolside-Laguna-S-2.1": dict(family="GLM (compact, §8)", format="glm4_7", variant={},
                                   eot="</assistant>", eot_basis=RENDER_ONLY,
                                   notes=["turn starts with </think> (generation prompt ends <think>)"]),
-    "poolside-Laguna-XS-2.1": dict(family="GLM (newline, §8)", format="glm4", variant={"style": "newline"},
+    "poolside-Laguna-XS-2.1": dict(family="GLM (newline, §8)", format="glm4", variant={},
                                    eot="</assistant>", eot_basis=RENDER_ONLY),
-    "poolside-Laguna-XS.2": dict(family="GLM (newline, §8)", format="glm4", variant={"style": "newline"},
+    "poolside-Laguna-XS.2": dict(family="GLM (newline, §8)", format="glm4", variant={},
                                  eot="</assistant>", eot_basis=RENDER_ONLY),
     "tencent-Hy3": dict(family="GLM (namespaced, §8)", format="hy3", eot="<｜hy_eos:opensource｜>",
                         eot_basis=RENDER_ONLY),
@@ -658,28 +662,30 @@ def build_cases() -> dict[str, dict]:
         "glm4": [
             _case(TC + "4389-4392", "GLM-4.6",
                   "<tool_call>special_function\n<arg_key>arg1</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
-                  [_call(SF, A1)], settings={"style": "newline"}),
+                  [_call(SF, A1)]),
+        ],
+        "glm4_7": [
             _case(TC + "4419-4422", "GLM-4.7-Flash",
                   "<tool_call>special_function<arg_key>arg1</arg_key><arg_value>1</arg_value></tool_call>",
-                  [_call(SF, A1)], settings={**th_off, "style": "compact"}),
+                  [_call(SF, A1)], settings=th_off),
             _case(TC + "4430-4434", "GLM-4.7-Flash",
                   "I'm\nthinking</think><tool_call>special_function<arg_key>arg1</arg_key><arg_value>1</arg_value>"
-                  "</tool_call>", [_call(SF, A1)], reasoning="I'm\nthinking", settings={**th_on, "style": "compact"}),
+                  "</tool_call>", [_call(SF, A1)], reasoning="I'm\nthinking", settings=th_on),
             _case(TC + "4442-4448", "GLM-4.7-Flash",
                   "<tool_call>special_function<arg_key>arg1</arg_key><arg_value>1</arg_value></tool_call><tool_call>"
                   "special_function_with_opt<arg_key>arg1</arg_key><arg_value>1</arg_value><arg_key>arg2</arg_key>"
                   "<arg_value>2</arg_value></tool_call>",
                   [_call(SF, A1), _call("special_function_with_opt", {"arg1": 1, "arg2": 2})],
-                  settings={"style": "compact", "parallel": True}),
+                  settings={"parallel": True}),
             _case(TC + "4468-4471", "GLM-4.7-Flash",
                   "Let me read the diff content.</think><tool_call>read_file_diff_md</tool_call>",
                   [_call("read_file_diff_md", {})], reasoning="Let me read the diff content.",
-                  settings={**th_on, "style": "compact"},
+                  settings=th_on,
                   note="llama.cpp #20650: no argument tags when no argument is required"),
             _case(TC + "4630-4635", "GLM-4.7-Flash",
                   "Thinking.\n</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Tokyo</arg_value>"
                   "</tool_call>\n", [_call("get_weather", {"city": "Tokyo"})], reasoning="Thinking.",
-                  settings={**th_on, "style": "compact"},
+                  settings=th_on,
                   upstream_result="the test asserts std::runtime_error but only runs with a template filter; the "
                   "parser at 0c1e57098 accepts the input (FORMATS-NEXT §4, §9.2): treat the test as stale",
                   note="expected = what llama.cpp's parser returns at this commit"),

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..grammars import FORMATS
-from ..runtime.detect import detect_path
+from ..runtime.detect import TOOL_CALLS_FIELD, detect_format, read_template, renders_tool_calls
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -16,9 +16,18 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    found = detect_path(args.path)
+    """Exit 0 with the id and the reason; exit 1 when no format is named: either the template renders
+    no tool calls at all, or it writes calls in a family toolgram does not know (never a nearest match)."""
+    text = read_template(args.path)
+    found = detect_format(text)
     if found is None:
-        print(f"no known tool format in {args.path}; known formats: {', '.join(FORMATS)}", file=sys.stderr)
+        known = f"known formats: {', '.join(FORMATS)}"
+        if not renders_tool_calls(text):
+            print(f"no known tool format in {args.path}: the template renders no tool calls (it never reads a "
+                  f"message's {TOOL_CALLS_FIELD}); {known}", file=sys.stderr)
+        else:
+            print(f"no known tool format in {args.path}: unknown tool-call format (the template writes tool "
+                  f"calls, but no format's fingerprint matches); {known}", file=sys.stderr)
         return 1
     fmt, reason = found
     print(fmt)
