@@ -1,9 +1,12 @@
 """Prompt rendering: the model's own chat template when it renders tools, else toolgram's own.
 
 Rendering follows transformers: a jinja2 ``ImmutableSandboxedEnvironment`` with
-``trim_blocks`` and ``lstrip_blocks`` and the ``loopcontrols`` extension, a ``tojson`` filter
+``trim_blocks`` and ``lstrip_blocks``, the ``loopcontrols`` extension and the ``{% generation %}``
+tag (transformers' ``AssistantTracker``; here it only renders its body), a ``tojson`` filter
 that writes ``json.dumps(..., ensure_ascii=False)``, and the ``raise_exception`` and
-``strftime_now`` globals.  toolgram's per-format templates (``templates/<format>.jinja``,
+``strftime_now`` globals. Like transformers, the sandbox is immutable: a template that mutates a
+list (``l.append(x)``, as llama.cpp's Kimi-K2-Instruct/Thinking copies do for tool-call ids) is an
+error, not rendered.  toolgram's per-format templates (``templates/<format>.jinja``,
 ChatML-based) render earlier calls with :func:`toolgram.runtime.render.render_calls`, so the
 history uses exactly the canonical spelling the grammars constrain.
 
@@ -123,6 +126,26 @@ def _size(value: Any) -> int:
         return 0
 
 
+def _generation_extension() -> type:
+    """transformers' ``{% generation %}...{% endgeneration %}`` block (it marks the assistant's
+    tokens for ``return_assistant_tokens_mask``): renders its body unchanged."""
+    from jinja2 import nodes
+    from jinja2.ext import Extension
+
+    class GenerationBlock(Extension):
+        tags = {"generation"}
+
+        def parse(self, parser: Any) -> nodes.Node:
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            return nodes.CallBlock(self.call_method("_body", []), [], [], body).set_lineno(lineno)
+
+        def _body(self, caller: Any) -> str:
+            return caller()
+
+    return GenerationBlock
+
+
 def _sandbox_class() -> type:
     from jinja2 import nodes
     from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -167,7 +190,7 @@ def _environment(with_loader: bool) -> Any:
     from jinja2 import FileSystemLoader
 
     env = _sandbox_class()(
-        trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"],
+        trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols", _generation_extension()],
         loader=FileSystemLoader(str(TEMPLATE_DIR)) if with_loader else None,
     )
     env.filters["tojson"] = _tojson

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from toolgram.grammars import FORMATS
 from toolgram.runtime.detect import detect_format
-from toolgram.runtime.prompts import render_prompt, render_template
+from toolgram.runtime.prompts import _dict_args, render_prompt, render_template
 
 import toolgram
 
@@ -37,7 +37,7 @@ CALLS = [
 
 def _assistant(calls: list[tuple[str, dict[str, Any]]], content: str | None = None) -> dict[str, Any]:
     return {"role": "assistant", "content": content, "tool_calls": [
-        {"id": f"call_{i}", "type": "function",
+        {"id": f"call{i:05d}", "type": "function",  # 9 alphanumerics, as Mistral wants
          "function": {"name": n, "arguments": json.dumps(a, ensure_ascii=False)}}
         for i, (n, a) in enumerate(calls)]}
 
@@ -68,7 +68,7 @@ def test_toolgram_template_conversation_continues(fmt: str) -> None:
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Weather?"},
         _assistant(CALLS[:2], content="Let me check."),
-        {"role": "tool", "tool_call_id": "call_0", "name": "get_weather", "content": "sunny"},
+        {"role": "tool", "tool_call_id": "call00000", "name": "get_weather", "content": "sunny"},
         {"role": "tool", "tool_call_id": "call_1", "name": "search", "content": "[]"},
         {"role": "user", "content": "Thanks"},
     ]
@@ -90,7 +90,7 @@ def templates() -> Path:
 
 def test_official_templates_render_tools_and_history(templates: Path) -> None:
     messages = [{"role": "user", "content": "Weather in Paris?"}, _assistant(CALLS[:1]),
-                {"role": "tool", "tool_call_id": "call_0", "content": "sunny"}]
+                {"role": "tool", "tool_call_id": "call00000", "content": "sunny"}]
     for path in sorted(templates.glob("*.jinja")):
         text = path.read_text()
         fmt = detect_format(text)
@@ -152,8 +152,13 @@ def test_hostile_template_is_a_one_line_error(name: str) -> None:
 
 
 def test_hostile_model_template_through_render_prompt() -> None:
-    """A GGUF's template that names a tool format is rendered as the model's: still a one-line error."""
-    template = "<tool_call>{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}"
+    """A GGUF's template that names a tool format is rendered as the model's: still a one-line error.
+
+    The template must really be detected (else render_prompt uses toolgram's own template and the test
+    proves nothing): Hermes' fingerprint is ``<tool_call>`` with a JSON ``"arguments"`` key."""
+    template = ('<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+                "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}")
+    assert detect_format(template) is not None
     with pytest.raises(toolgram.ToolgramError, match="recursion"):
         render_prompt("hermes", [{"role": "user", "content": "hi"}], TOOLS, model_template=template)
 
@@ -167,39 +172,107 @@ def test_render_time_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         render_template(slow, [])
 
 
+#: (template, number of calls) that the conversation below cannot render in the plain sandbox either, and why
+EXPECTED_FAILURES = {
+    **{(name, 2): "Llama 3: raise_exception('This model only supports single tool-calls at once!')" for name in (
+        "meta-llama-Llama-3.1-8B-Instruct.jinja", "meta-llama-Llama-3.2-3B-Instruct.jinja",
+        "meta-llama-Llama-3.3-70B-Instruct.jinja", "tool_chat_template_llama3.1_json.jinja")},
+    **{(name, n): "list.append, which transformers' immutable sandbox refuses too" for n in (1, 2) for name in (
+        "Kimi-K2-Instruct.jinja", "Kimi-K2-Thinking.jinja")},
+    **{("fireworks-ai-llama-3-firefunction-v2.jinja", n): "reads a `functions` variable, not `tools`" for n in (1, 2)},
+    **{("llama-cpp-deepseek-r1.jinja", n): "tojson of a map() generator (llama.cpp's engine makes it a list)"
+       for n in (1, 2)},
+    **{("meetkai-functionary-medium-v3.2.jinja", n): "concatenates arguments as JSON strings; they are dicts here"
+       for n in (1, 2)},
+}
+
+
 def test_bounded_environment_renders_official_templates_unchanged(templates: Path) -> None:
-    """The bounds change nothing for real templates: same text as jinja's plain immutable sandbox
-    (one call, which the Llama 3 templates need, and two)."""
-    from jinja2.ext import loopcontrols
+    """The bounds change nothing for real templates: same text as jinja's plain immutable sandbox (set up
+    like transformers', with its ``{% generation %}`` tag) for one call, which the Llama 3 templates need,
+    and two; where that sandbox fails (:data:`EXPECTED_FAILURES`, e.g. llama.cpp's Kimi-K2-Instruct/Thinking,
+    whose ``list.append`` transformers refuses too: see test_templates_needing_list_append_are_refused_as_hf_does),
+    the bounded one fails the same way."""
+    from jinja2 import nodes
+    from jinja2.ext import Extension, loopcontrols
     from jinja2.sandbox import ImmutableSandboxedEnvironment
     from toolgram.runtime import prompts
 
-    plain = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
+    class Generation(Extension):  # transformers' AssistantTracker, not tracking
+        tags = {"generation"}
+
+        def parse(self, parser: Any) -> nodes.Node:
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            return nodes.CallBlock(self.call_method("_body"), [], [], body).set_lineno(lineno)
+
+        def _body(self, caller: Any) -> str:
+            return caller()
+
+    plain = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
     plain.filters["tojson"] = prompts._tojson
     plain.globals["raise_exception"] = prompts._raise
     bounded = prompts._environment(False)
     context = {"tools": TOOLS, "custom_tools": TOOLS, "add_generation_prompt": True, "bos_token": "",
                "eos_token": "", "strftime_now": lambda fmt: "2025"}
     llama_cpp = [p for p in sorted((templates / "llama.cpp").glob("*.jinja")) if detect_format(p.read_text())]
-    rendered = 0
+    failed = set()
     for path in sorted(templates.glob("*.jinja")) + llama_cpp:
         text = path.read_text(encoding="utf-8")
-        try:
-            want_tpl = plain.from_string(text)
-        except Exception:  # noqa: BLE001 - e.g. the {% generation %} tag: both must refuse it
-            with pytest.raises(toolgram.ToolgramError):
-                render_template(text, [], TOOLS)
-            continue
+        want_tpl = plain.from_string(text)
         got_tpl = bounded.from_string(text)
         for n in (1, 2):
             messages = prompts._dict_args([{"role": "user", "content": "Weather in Paris?"}, _assistant(CALLS[:n]),
-                                           {"role": "tool", "tool_call_id": "call_0", "content": "sunny"}])
+                                           {"role": "tool", "tool_call_id": "call00000", "content": "sunny"}])
             try:
                 want = want_tpl.render(messages=messages, **context)
-            except Exception:  # noqa: BLE001 - Llama 3 templates refuse two calls: both must fail
-                with pytest.raises(toolgram.ToolgramError):
+            except Exception as exc:  # noqa: BLE001 - both must fail the same way (_render lets jinja's errors pass)
+                with pytest.raises(type(exc)):
                     prompts._render(got_tpl, messages=messages, **context)
+                failed.add((path.name, n))
                 continue
             assert prompts._render(got_tpl, messages=messages, **context) == want, (path.name, n)
-            rendered += 1
-    assert rendered >= 2 * len(llama_cpp)
+    assert failed == set(EXPECTED_FAILURES)
+
+
+def test_renders_as_transformers_does(templates: Path) -> None:
+    """Where transformers is installed: ``render_template`` gives transformers' own text for every
+    detected template, and fails exactly where transformers fails (list.append included)."""
+    chat_template_utils = pytest.importorskip("transformers.utils.chat_template_utils")
+    context = {"tools": TOOLS, "custom_tools": TOOLS, "add_generation_prompt": True, "bos_token": "",
+               "eos_token": "", "strftime_now": lambda fmt: "2025"}
+    paths = sorted(templates.glob("*.jinja")) + sorted((templates / "llama.cpp").glob("*.jinja"))
+    for path in [p for p in paths if detect_format(p.read_text())]:
+        text = path.read_text(encoding="utf-8")
+        hf = chat_template_utils._compile_jinja_template(text)
+        for n in (1, 2):
+            messages = [{"role": "user", "content": "Weather in Paris?"}, _assistant(CALLS[:n]),
+                        {"role": "tool", "tool_call_id": "call00000", "content": "sunny"}]
+            try:
+                want = hf.render(messages=_dict_args(messages), **context)
+            except Exception:  # noqa: BLE001
+                with pytest.raises(toolgram.ToolgramError):
+                    render_template(text, messages, TOOLS, strftime_now=context["strftime_now"])
+                continue
+            assert render_template(text, messages, TOOLS, strftime_now=context["strftime_now"]) == want, (path.name, n)
+
+
+@pytest.mark.parametrize("name", ["Kimi-K2-Instruct", "Kimi-K2-Thinking"])
+def test_templates_needing_list_append_are_refused_as_hf_does(templates: Path, name: str) -> None:
+    """llama.cpp's Kimi-K2-Instruct/Thinking templates queue call ids with ``list.append``. HF transformers
+    renders in an ``ImmutableSandboxedEnvironment``, which refuses that (tests/data/families/<name>.json
+    "render" -> "environment" says the fixtures needed the mutable sandbox), so toolgram refuses it too:
+    the sandbox stays immutable, and a history with tool calls is a one-line error. Without calls the
+    template renders (the append sits in the tool-call branch); moonshotai-Kimi-K2 (ids from
+    ``loop.index0``) renders calls fine."""
+    text = (templates / "llama.cpp" / f"{name}.jinja").read_text(encoding="utf-8")
+    assert detect_format(text) is not None  # so render_prompt takes the model's template
+    history = [{"role": "user", "content": "Weather in Paris?"}, _assistant(CALLS[:1])]
+    with pytest.raises(toolgram.ToolgramError, match="unsafe") as info:
+        render_prompt("hermes", history, TOOLS, model_template=text)
+    assert str(info.value).startswith("chat template error: ") and "\n" not in str(info.value)
+    prompt, kind = render_prompt("hermes", history[:1], TOOLS, model_template=text)
+    assert kind == "model" and "get_weather" in prompt and "Paris" in prompt
+    official = (templates / "llama.cpp" / "moonshotai-Kimi-K2.jinja").read_text(encoding="utf-8")
+    prompt, kind = render_prompt("hermes", history, TOOLS, model_template=official)
+    assert kind == "model" and "functions.get_weather:0" in prompt
