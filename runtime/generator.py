@@ -9,7 +9,8 @@ and parses the final text with :func:`toolgram.parse` (strict mode when a gramma
 ``prefill`` is text put at the start of the assistant turn (after the generation prompt). The
 grammar is then continued from that point: the grammar's derivative by the prefill text is
 computed on the IR, and the final text parsed is ``prefill + output``. Prefilling a format's
-trigger (e.g. ``"<tool_call>\\n"``) makes the model produce a call under ``auto``.
+trigger (e.g. ``"<tool_call>\\n"``, or a section's opening such as ``"<TOOLCALL>"``) makes the model
+produce a call under ``auto``; free text before the trigger stays content.
 
 **Grammar reuse (bounded).** OpenVINO GenAI caches compiled grammars by their text for the
 pipeline's lifetime (a repeated grammar compiles in ~2 ms instead of ~100 ms) and never frees them
@@ -265,11 +266,26 @@ class Generator:
                     raise
                 # ``auto`` grammars hold free text the IR derivative cannot continue; a prefill
                 # that reaches into a call commits to it, so continue the ``required`` grammar.
+                # Free text before the trigger word (a call block's or a section's opening) is
+                # content: the calls start at the trigger's first occurrence.
+                trig = spec.trigger_word
+                at = prefill.find(trig) if trig else -1
+                if at > 0 and (rs is None or reasoning == "none" or rs.trigger_ends or rs.open not in prefill[:at]):
+                    prefill = prefill[at:]
+                else:
+                    at = 0
                 forced = compile_tools(fmt, tools, dialect="ebnf", tool_choice="required",
                                        parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
                                        allowed_tools=allowed_tools, **extra)
                 assert forced.ir is not None
-                grammar = prefilled_grammar(forced.ir, prefill)
+                try:
+                    grammar = prefilled_grammar(forced.ir, prefill)
+                except ToolgramError as exc:
+                    why = exc.message + (f" after the trigger at offset {at}" if at else "")
+                    hint = f"with the format's trigger {trig!r}" if trig else "at the start"
+                    raise ToolgramError(f"{why}; under tool_choice auto a prefill reaches a call {hint} "
+                                        "(text before it is content, which the grammar cannot continue)",
+                                        "prefill") from exc
         return grammar
 
     def chat(
