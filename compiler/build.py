@@ -360,7 +360,7 @@ class GrammarBuilder:
             else:
                 # no list brackets (MiniMax-M1's JSON lines): the section's padding is free whitespace
                 rest = rest.rstrip(VALUE_GAP)
-                lopen = JSON_WS
+                lopen = Token(JSON_WS, "LOPEN")  # one (possibly empty) terminal: a bare rule multiplies LALR states
                 lclose = Token(seq(JSON_WS, Lit((sc.close + s.close).lstrip(VALUE_GAP))), "LCLOSE")
             inner = seq(lopen, inner, lclose)
             after = seq(Lit(rest), inner)

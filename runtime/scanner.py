@@ -669,20 +669,24 @@ class Scanner:
         return q2 + len(lit)
 
     def _json_string_at(self, q: int, limit: int) -> Any:
-        """Whitespace then a JSON string of at most ``limit`` characters without escapes:
-        (text, index after it), None or _WAIT."""
+        """Whitespace then a JSON string of at most ``limit`` characters (escapes decoded; its
+        source text at most ``6 * limit``, ``\\uXXXX`` each): (text, index after it), None or _WAIT."""
         q2 = self._skip_ws_at(q)
         if q2 in (_WAIT, _FAIL):
             return None if q2 == _FAIL else _WAIT
         buf = self.buf
         if buf[q2] != '"':
             return None
-        end = buf.find('"', q2 + 1, q2 + limit + 2)
-        if end < 0:
-            if len(buf) < q2 + limit + 2 and not self.final:
-                return _WAIT
+        i, stop = q2 + 1, min(len(buf), q2 + 6 * limit + 2)
+        while i < stop and buf[i] != '"':
+            i += 2 if buf[i] == "\\" else 1
+        if i >= stop:
+            return _WAIT if stop == len(buf) < q2 + 6 * limit + 2 and not self.final else None
+        try:
+            text = json.loads(buf[q2:i + 1])
+        except ValueError:
             return None
-        return buf[q2 + 1:end], end + 1
+        return (text, i + 1) if len(text) <= limit else None
 
     def _json_head(self, q: int) -> Any:
         """``{``, an id member first if the syntax writes one there, then the name member up to the

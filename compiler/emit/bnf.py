@@ -30,7 +30,8 @@ def _esc_char(cp: int, in_class: bool) -> str:
     if not in_class and ch == '"':
         return '\\"'
     if cp < 0x20 or cp == 0x7F:
-        return f"\\x{cp:02X}"
+        # in a literal, xgrammar reads \x greedily ("\x7F0" is U+07F0): a fixed-width \u there
+        return f"\\x{cp:02X}" if in_class else f"\\u{cp:04X}"
     if 0xD800 <= cp <= 0xDFFF:
         return f"\\u{cp:04X}"
     return ch
