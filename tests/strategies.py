@@ -19,12 +19,59 @@ carry them as keyword arguments / XML attribute text).
 
 from __future__ import annotations
 
+import os
 import string
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import strategies as st
 from toolgram.compiler.bundle import Bundle, lazy_patterns
-from toolgram.grammars import get_format
+from toolgram.grammars import FORMATS, get_format
+
+# --------------------------------------------------------------------------------------------
+# Test-time budget for tests parametrized over every format (the default run must stay under ~9 min
+# on 2 cores; each such test multiplies by the number of formats: with 29 formats and 6 formats' worth
+# of examples per test the default run took 13.5 min).
+
+#: True under ``TOOLGRAM_HYPOTHESIS=slow`` (the slow suite: ``TOOLGRAM_HYPOTHESIS=slow pytest -m slow``).
+SLOW = os.environ.get("TOOLGRAM_HYPOTHESIS") == "slow"
+#: The default run gives a test over every format the examples this many formats would have at the full
+#: count, shared by all formats (see :func:`per_format`).
+BUDGET_FORMATS = 3
+
+
+def per_format(full: int, minimum: int = 20) -> int:
+    """Hypothesis examples per format for a test parametrized over every format.
+
+    ``full`` under the slow profile. In the default run ``full * BUDGET_FORMATS`` examples are shared by
+    all formats, never below ``minimum`` (nor above ``full``): every format keeps its default-run
+    property check, with fewer examples once there are many formats; each such test has a
+    ``slow``-marked twin with the full count."""
+    if SLOW:
+        return full
+    return max(min(full, minimum), min(full, full * BUDGET_FORMATS // max(len(FORMATS), 1)))
+
+
+def format_cases(cases: Sequence[Any], k: int = 1, formats: Sequence[str] | None = None,
+                 every: int = 1) -> list[Any]:
+    """``pytest.param(fmt, *case)`` for every format and case: ``k`` cases per format in the default run,
+    the others marked ``slow``.
+
+    Formats take turns (by position), so every case still runs in each default run (on some format)
+    and every format runs ``k`` of them; the slow suite runs the remaining (format, case) pairs.
+    ``every=n``: only every n-th format runs cases by default (for extra checks on top of one that
+    every format runs by default), the others run all theirs in the slow suite."""
+    import pytest
+
+    out = []
+    for i, fmt in enumerate(FORMATS if formats is None else formats):
+        turn, mine = divmod(i, every)
+        keep = {(turn * k + j) % len(cases) for j in range(k)} if mine == 0 else set()
+        for n, case in enumerate(cases):
+            values = case if isinstance(case, tuple) else (case,)
+            out.append(pytest.param(fmt, *values, marks=() if n in keep else (pytest.mark.slow,)))
+    return out
+
 
 # --------------------------------------------------------------------------------------------
 # Fixed schemas for the matrix and the reject tests

@@ -50,11 +50,12 @@ def test_gbnf_json_shape(capsys: pytest.CaptureFixture[str], tools_file: Path, f
     assert obj["format"] == fmt and obj["dialect"] == "gbnf"
     assert isinstance(obj["grammar"], str)
     spec = get_format(fmt)
-    assert obj["lazy"] is (choice == "auto")
+    lazy = choice == "auto" and bool(spec.triggers)  # a format without triggers is never lazy
+    assert obj["lazy"] is lazy
     assert obj["triggers"] == [{"type": t.type, "value": t.value} for t in spec.triggers]
     ls = obj["llama_server"]
     assert set(ls) == {"grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens"}
-    assert ls["grammar"] == obj["grammar"] and ls["grammar_lazy"] is (choice == "auto")
+    assert ls["grammar"] == obj["grammar"] and ls["grammar_lazy"] is lazy
     codes = {"word": 1, "pattern": 2, "pattern_full": 3}
     if choice == "auto":
         assert ls["grammar_triggers"] == [{"type": codes[t.type], "value": t.value} for t in spec.triggers]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import engine_results, tool
+from strategies import engine_results, format_cases, per_format, tool
 from toolgram.compiler.bundle import compile
 from toolgram.grammars import FORMATS
 from toolgram.runtime.render import render_calls
@@ -161,10 +161,25 @@ def test_xml_property_names_that_break_the_tag(fmt: str, key: str) -> None:
 NAME_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs", "Cn", "Co"))
 
 
+_NAME = st.text(NAME_CHARS, min_size=1, max_size=6)
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@settings(max_examples=per_format(25, minimum=10))  # the slow twin: ..._full
+@given(name=_NAME, key=_NAME)
+def test_any_name_compiles_and_round_trips_or_is_rejected(fmt: str, name: str, key: str) -> None:
+    _any_name(fmt, name, key)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", list(FORMATS))
 @settings(max_examples=25)
-@given(name=st.text(NAME_CHARS, min_size=1, max_size=6), key=st.text(NAME_CHARS, min_size=1, max_size=6))
-def test_any_name_compiles_and_round_trips_or_is_rejected(fmt: str, name: str, key: str) -> None:
+@given(name=_NAME, key=_NAME)
+def test_any_name_compiles_and_round_trips_or_is_rejected_full(fmt: str, name: str, key: str) -> None:
+    _any_name(fmt, name, key)
+
+
+def _any_name(fmt: str, name: str, key: str) -> None:
     """Issue 13's property: a random tool name and property name either compile in every dialect and
     the rendered call is accepted, or compile rejects them with a ToolgramError naming the path."""
     tools = [tool(name, params({key: {"type": "string"}}, required=[key]))]
@@ -278,8 +293,7 @@ def test_schema_errors_are_unsupported_or_schema_errors(fmt: str) -> None:
 EVIL = ["^(a+)+$", "^(a|aa)+$", "^(\\w+\\s?)+$", "^(a|a?)+b$", "^(.+)+$"]
 
 
-@pytest.mark.parametrize("pattern", EVIL)
-@pytest.mark.parametrize("fmt", list(FORMATS))
+@pytest.mark.parametrize(("fmt", "pattern"), format_cases(EVIL))  # 1 of 5 per format; the rest slow
 def test_lark_patterns_are_linear(fmt: str, pattern: str) -> None:
     """``"pattern": "^(a+)+$"`` was the Lark terminal /"(?:[a]+)+"/: 28 a's and a b took 67 s in
     strict parsing. Such patterns are printed from their DFA; the language stays the same."""

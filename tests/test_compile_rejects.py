@@ -31,8 +31,8 @@ DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
 
 
 def _wrong_type(fmt: str) -> str:
-    """``days`` as a non-integer: a word in XML formats, a string in the JSON/Python ones."""
-    bad = "soon" if fmt in ("seed_oss", "qwen3_coder") else "3"
+    """``days`` as a non-integer: a word in XML formats (raw values), a string in the others."""
+    bad = "soon" if FORMATS[fmt].values == "xml" else "3"  # raw XML "3" would be the integer
     return render_calls(fmt, [("get_weather", {"location": "Paris", "days": bad})])
 
 

@@ -4,6 +4,8 @@
 - The GGUF reader checks every length against the file size and bounds array nesting: malformed files
   are a one-line ``ToolgramError`` naming the file (CLI exit 2), never ``MemoryError``, ``OverflowError``,
   ``ValueError``, ``OSError`` or ``RecursionError``.
+
+What detection answers for each template of llama.cpp's collection is tested in test_runtime_detect.py.
 """
 
 from __future__ import annotations
@@ -18,98 +20,12 @@ from toolgram.runtime.detect import (
     MAX_GGUF_ARRAY_DEPTH,
     MAX_TEMPLATE_BYTES,
     detect_format,
-    detect_path,
     read_gguf_chat_template,
     read_gguf_metadata,
 )
 
 from toolgram import ToolgramError
 from toolgram.cli import main
-
-LLAMA_CPP = Path(__file__).resolve().parent / "data" / "templates" / "llama.cpp"
-
-#: what detection gave on llama.cpp's templates before the rules became linear (the same rules as regexes)
-LLAMA_CPP_EXPECTED = {
-    "Apertus-8B-Instruct.jinja": None,
-    "Apriel-1.6-15b-Thinker-fixed.jinja": None,
-    "Bielik-11B-v3.0-Instruct.jinja": "hermes",
-    "ByteDance-Seed-OSS.jinja": "seed_oss",
-    "Cohere2MoE.jinja": None,
-    "CohereForAI-c4ai-command-r-plus-tool_use.jinja": None,
-    "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja": None,
-    "GLM-4.6.jinja": "hermes",
-    "GLM-4.7-Flash.jinja": "hermes",
-    "GigaChat3-10B-A1.8B.jinja": None,
-    "GigaChat3.1-10B-A1.8B.jinja": None,
-    "HuggingFaceTB-SmolLM3-3B.jinja": None,
-    "Kimi-K2-Instruct.jinja": None,
-    "Kimi-K2-Thinking.jinja": None,
-    "Kimi-K3.jinja": None,
-    "LFM2-8B-A1B.jinja": None,
-    "LFM2.5-8B-A1B.jinja": None,
-    "LFM2.5-Instruct.jinja": None,
-    "MiMo-VL.jinja": "hermes",
-    "MiniMax-M1.jinja": None,
-    "MiniMax-M2.jinja": None,
-    "MiniMax-M3.jinja": "hermes",
-    "Mistral-Small-3.2-24B-Instruct-2506.jinja": None,
-    "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja": "qwen3_coder",
-    "NVIDIA-Nemotron-Nano-v2.jinja": None,
-    "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja": "hermes",
-    "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja": "hermes",
-    "Qwen-QwQ-32B.jinja": "hermes",
-    "Qwen-Qwen2.5-7B-Instruct.jinja": "hermes",
-    "Qwen-Qwen3-0.6B.jinja": "hermes",
-    "Qwen3-Coder.jinja": "qwen3_coder",
-    "Qwen3.5-4B.jinja": "qwen3_coder",
-    "Reka-Edge.jinja": "hermes",
-    "Spark2.5.jinja": "hermes",
-    "StepFun3.5-Flash.jinja": "qwen3_coder",
-    "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja": None,
-    "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja": None,
-    "deepseek-ai-DeepSeek-V3.1.jinja": None,
-    "deepseek-ai-DeepSeek-V3.2.jinja": None,
-    "deepseek-ai-DeepSeek-V4-Flash-0731.jinja": None,
-    "deepseek-ai-DeepSeek-V4.jinja": None,
-    "fireworks-ai-llama-3-firefunction-v2.jinja": None,
-    "google-gemma-2-2b-it.jinja": None,
-    "google-gemma-4-31B-it-interleaved.jinja": None,
-    "google-gemma-4-31B-it.jinja": None,
-    "ibm-granite-granite-3.3-2B-Instruct.jinja": None,
-    "ibm-granite-granite-4.0.jinja": "hermes",
-    "ibm-granite-granite-4.1.jinja": "hermes",
-    "inclusionai-ling-3.0-flash.jinja": "hermes",
-    "llama-cpp-deepseek-r1.jinja": None,
-    "llama-cpp-rwkv-world.jinja": None,
-    "meetkai-functionary-medium-v3.1.jinja": "llama3_json",
-    "meetkai-functionary-medium-v3.2.jinja": None,
-    "meta-llama-Llama-3.1-8B-Instruct.jinja": "llama3_json",
-    "meta-llama-Llama-3.2-3B-Instruct.jinja": "llama3_json",
-    "meta-llama-Llama-3.3-70B-Instruct.jinja": "llama3_json",
-    "microsoft-Phi-3.5-mini-instruct.jinja": None,
-    "mistral-v3-Mistral-Large-Instruct-2407-from-test-chat-template.jinja": None,
-    "mistralai-Ministral-3-14B-Reasoning-2512.jinja": None,
-    "mistralai-Mistral-Nemo-Instruct-2407.jinja": None,
-    "moonshotai-Kimi-K2.jinja": None,
-    "muse-glimmer.jinja": None,
-    "openai-gpt-oss-120b.jinja": None,
-    "openbmb-MiniCPM5-1B.jinja": None,
-    "poolside-Laguna-S-2.1.jinja": "hermes",
-    "poolside-Laguna-XS-2.1.jinja": "hermes",
-    "poolside-Laguna-XS.2.jinja": "hermes",
-    "tencent-Hy3.jinja": None,
-    "unsloth-Apriel-1.5.jinja": "hermes",
-    "unsloth-mistral-Devstral-Small-2507.jinja": None,
-    "upstage-Solar-Open-100B.jinja": None,
-}
-
-
-def test_same_detection_on_every_llama_cpp_template() -> None:
-    assert {p.name for p in LLAMA_CPP.glob("*.jinja")} == set(LLAMA_CPP_EXPECTED)
-    for name, fmt in LLAMA_CPP_EXPECTED.items():
-        found = detect_path(LLAMA_CPP / name)
-        assert (found[0] if found else None) == fmt, name
-
 
 # --------------------------------------------------------------------------- finding 6: linear detection
 
@@ -118,9 +34,9 @@ FLOODS = ["<tool_call>", '"parameters"', "ipython", "<function=", "<|header_star
 
 
 def test_reproducer_tool_call_flood(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = "<tool_call>" * 36000  # 396 KB: 179 s before
+    text = '"arguments"' + "<tool_call>" * 36000  # 396 KB: 179 s before
     t0 = time.perf_counter()
-    assert detect_format(text) == ("hermes", detect_format("<tool_call>")[1])
+    assert detect_format(text) == ("hermes", detect_format('<tool_call>"arguments"')[1])
     assert time.perf_counter() - t0 < 5
     path = tmp_path / "flood.jinja"
     path.write_text(text)
@@ -171,7 +87,8 @@ def _kv(key: bytes, typed_value: bytes) -> bytes:
     return struct.pack("<Q", len(key)) + key + typed_value
 
 
-TEMPLATE = b"{% for m in messages %}<tool_call>{{ m.content }}</tool_call>{% endfor %}"
+TEMPLATE = (b'{% for m in messages %}<tool_call>{"name": "{{ m.name }}", "arguments": {{ m.arguments }}}'
+            b"</tool_call>{% endfor %}")
 
 NESTED = _kv(b"deep", struct.pack("<I", 9) + b"".join(struct.pack("<IQ", 9, 1) for _ in range(5000))
              + struct.pack("<IQ", 0, 0))

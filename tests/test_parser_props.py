@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from strategies import calls_for, tool, tool_lists
+from strategies import calls_for, per_format, tool, tool_lists
 from toolgram.grammars import FORMATS, get_format
 from toolgram.runtime.render import render_calls
 
@@ -89,9 +89,21 @@ def _check_invariance(fmt: str, tools: Any, text: str, cuts: list[int], **kw: An
 
 
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=per_format(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_strict_and_lenient_return_the_rendered_calls(fmt: str, data: st.DataObject) -> None:
+    _strict_and_lenient(fmt, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMAT_IDS)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_strict_and_lenient_return_the_rendered_calls_full(fmt: str, data: st.DataObject) -> None:
+    _strict_and_lenient(fmt, data)
+
+
+def _strict_and_lenient(fmt: str, data: st.DataObject) -> None:
     tools = data.draw(tool_lists())
     calls = data.draw(calls_for(tools))
     if get_format(fmt).values == "xml":
@@ -177,9 +189,21 @@ def stream_outputs(draw: st.DrawFn, fmt: str) -> str:
 
 
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=per_format(120), deadline=None)
 @given(data=st.data())
 def test_chunk_invariance(fmt: str, data: st.DataObject) -> None:
+    _chunk_invariance(fmt, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMAT_IDS)
+@settings(max_examples=120, deadline=None)
+@given(data=st.data())
+def test_chunk_invariance_full(fmt: str, data: st.DataObject) -> None:
+    _chunk_invariance(fmt, data)
+
+
+def _chunk_invariance(fmt: str, data: st.DataObject) -> None:
     text = data.draw(stream_outputs(fmt))
     cuts = data.draw(st.lists(st.integers(0, 10**6), max_size=6))
     _check_invariance(fmt, STREAM_TOOLS, text, cuts, parallel_tool_calls=True)
@@ -234,9 +258,21 @@ PIECES = ["<tool_call>", "</tool_call>", "<function=get_weather>", "<parameter=l
 
 
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=per_format(200), deadline=None)
 @given(data=st.data())
 def test_fuzz_never_raises(fmt: str, data: st.DataObject) -> None:
+    _fuzz(fmt, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMAT_IDS)
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_fuzz_never_raises_full(fmt: str, data: st.DataObject) -> None:
+    _fuzz(fmt, data)
+
+
+def _fuzz(fmt: str, data: st.DataObject) -> None:
     kind = data.draw(st.sampled_from(["pieces", "text", "mutation"]))
     if kind == "pieces":
         text = "".join(data.draw(st.lists(st.sampled_from(PIECES), max_size=30)))

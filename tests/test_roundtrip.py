@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import calls_for, engine_results, tool, tool_lists
+from strategies import calls_for, engine_results, per_format, tool, tool_lists
 from toolgram.compiler.bundle import Bundle, compile
 from toolgram.grammars import FORMATS
 from toolgram.runtime.render import render_calls
@@ -56,7 +56,7 @@ def check_round_trip(fmt: str, tools: list, calls: list) -> None:
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
-@settings(max_examples=200)
+@settings(max_examples=per_format(200))  # the slow twin: test_round_trip_long
 @given(data=st.data())
 def test_round_trip(fmt: str, data: st.DataObject) -> None:
     check_round_trip(fmt, *data.draw(examples(fmt)))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from toolgram.runtime.detect import detect_format, detect_path, read_gguf_chat_template
+from toolgram.grammars import FORMATS
+from toolgram.runtime.detect import detect_format, detect_path, read_gguf_chat_template, renders_tool_calls
 
 from toolgram.cli import main
 
@@ -33,7 +35,7 @@ def templates() -> Path:
     return TEMPLATES
 
 
-def test_every_shared_template_is_listed(templates: Path) -> None:
+def test_every_shared_template_is_listed(templates: Path) -> None:  # llama.cpp's collection: below
     assert {p.name for p in templates.glob("*.jinja")} == set(EXPECTED)
 
 
@@ -76,3 +78,49 @@ def test_gguf_chat_template_is_read_and_names_no_format(capsys: pytest.CaptureFi
 def test_missing_file_is_a_user_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["detect", str(tmp_path / "nope.jinja")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+# --- llama.cpp's collection (issue 9): every template gives its format id, or says why it gives none -------
+
+LLAMA_CPP = TEMPLATES / "llama.cpp"
+INDEX: dict[str, dict] = json.loads((TEMPLATES.parent / "families" / "index.json").read_text(encoding="utf-8"))
+
+
+def test_index_lists_the_collection() -> None:
+    assert set(INDEX) == {p.name for p in LLAMA_CPP.glob("*.jinja")}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX))
+def test_detects_llama_cpp_template(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The index's id when that format is implemented; otherwise exit 1: "renders no tool calls" for a
+    template that never reads ``tool_calls``, "unknown" for a family toolgram does not know yet (never the
+    nearest implemented format)."""
+    entry = INDEX[name]
+    fmt = entry["format"]
+    code = main(["detect", str(LLAMA_CPP / name)])
+    out, err = capsys.readouterr()
+    if fmt in FORMATS:
+        assert code == 0 and out.splitlines()[0] == fmt, (name, out, err)
+        return
+    assert code == 1 and out == "" and "no known tool format" in err, (name, fmt, out, err)
+    if fmt is None:  # Gemma 2, Phi-3.5, RWKV, SmolLM3
+        assert not entry["renders_calls"]
+        assert "renders no tool calls" in err, err
+    elif entry["renders_calls"]:
+        assert "unknown tool-call format" in err, err
+
+
+def test_no_tool_call_templates_are_the_four_of_the_issue() -> None:
+    none = {n for n, e in INDEX.items() if e["format"] is None}
+    assert none == {"google-gemma-2-2b-it.jinja", "microsoft-Phi-3.5-mini-instruct.jinja",
+                    "llama-cpp-rwkv-world.jinja", "HuggingFaceTB-SmolLM3-3B.jinja"}
+    for name in none:
+        assert not renders_tool_calls((LLAMA_CPP / name).read_text(encoding="utf-8")), name
+
+
+def test_a_template_that_writes_unknown_calls_is_unknown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "glm_like.jinja"
+    path.write_text("{% for tc in m.tool_calls %}<tool_call>{{ tc.name }}<arg_key>k</arg_key>{% endfor %}")
+    assert main(["detect", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "unknown tool-call format" in err and "no known tool format" in err and "hermes" in err

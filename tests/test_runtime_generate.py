@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from strategies import format_cases
 from toolgram.grammars import FORMATS, get_format
 
 import toolgram
@@ -50,7 +51,8 @@ def gen() -> Any:
 def strict_prefix_calls(fmt: str, text: str, parallel: bool | None) -> list[dict[str, Any]]:
     """Calls of the longest prefix of a cut-off ``text`` that parses cleanly in strict mode.
 
-    For list formats the list's closing bracket (and wrapper close) is appended to the prefix.
+    For list formats the list's closing bracket (and wrapper close) is appended to the prefix; for
+    formats whose calls stand in a required section (DeepSeek, Nemotron), the section's close too.
     """
     spec = get_format(fmt)
     closer = ""
@@ -58,6 +60,9 @@ def strict_prefix_calls(fmt: str, text: str, parallel: bool | None) -> list[dict
         closer = spec.scope.close
         if spec.scope.wrappers and spec.scope.wrappers[0].open in text:
             closer += spec.scope.wrappers[0].close
+    section = spec.scope.section
+    if section is not None and section.close and section.open.rstrip() in text:
+        closer += section.close
     for i in range(len(text), 0, -1):
         if i < len(text) and text[i] not in "<;,\n \t])":
             continue
@@ -107,8 +112,8 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("fmt", list(FORMATS))
-@pytest.mark.parametrize(("choice", "parallel", "temperature", "seed"), CASES)
+# one case per format in the default run (formats take turns, so every case runs); the rest are slow
+@pytest.mark.parametrize(("fmt", "choice", "parallel", "temperature", "seed"), format_cases(CASES))
 def test_constrained_calls_are_valid(gen: Any, fmt: str, choice: str, parallel: bool | None,
                                      temperature: float, seed: int) -> None:
     result = gen.chat(QUESTION, TOOLS, tool_choice=choice, parallel_tool_calls=parallel, format=fmt,
@@ -121,6 +126,9 @@ def test_constrained_calls_are_valid(gen: Any, fmt: str, choice: str, parallel: 
 
 def _call_prefill(fmt: str) -> str:
     spec = get_format(fmt)
+    if spec.scope.section is not None:
+        # the section's opening is the trigger (a call block or list alone is not a call there)
+        return spec.scope.section.open
     if spec.scope.per_call:
         return spec.scope.open
     if spec.scope.wrappers:
@@ -130,13 +138,22 @@ def _call_prefill(fmt: str) -> str:
     return '{"name": "'  # llama3_json: the JSON call itself
 
 
-@pytest.mark.parametrize("fmt", list(FORMATS))
+#: the two auto tests take turns: every other format runs one of them in the default run (every format runs
+#: test_constrained_calls_are_valid), the others in the slow suite
+_AUTO = format_cases(("plain", "prefilled"), every=2)
+
+
+def _auto_params(kind: str) -> list[Any]:
+    return [pytest.param(p.values[0], marks=p.marks) for p in _AUTO if p.values[1] == kind]
+
+
+@pytest.mark.parametrize("fmt", _auto_params("plain"))
 def test_auto_is_content_or_valid_calls(gen: Any, fmt: str) -> None:
     result = gen.chat(QUESTION, TOOLS, format=fmt, reasoning=_reasoning(fmt), max_new_tokens=MAX_NEW)
     check(result, fmt, parallel=None, need_call=False)
 
 
-@pytest.mark.parametrize("fmt", list(FORMATS))
+@pytest.mark.parametrize("fmt", _auto_params("prefilled"))
 def test_auto_with_prefilled_trigger_produces_a_call(gen: Any, fmt: str) -> None:
     prefill = _call_prefill(fmt)
     result = gen.chat(QUESTION, TOOLS, format=fmt, reasoning=_reasoning(fmt), max_new_tokens=MAX_NEW,

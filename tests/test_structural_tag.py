@@ -76,8 +76,9 @@ def _strings(fid: str, choice: str, parallel: bool, reasoning: str) -> tuple[lis
         accept.append(pre + render_calls(fid, [W1], wrapper=True))
     if reasoning == "optional":
         accept.append(spec.reasoning.open + "hmm" + spec.reasoning.close + "\n" + one)  # type: ignore[union-attr]
+    prose = spec.scope.text_prefix + "Just prose, no call."  # free text opens with the text recipient, if any
     if choice == "auto":
-        accept.append(pre + "Just prose, no call.")
+        accept.append(pre + prose)
         if spec.scope.per_call:
             accept.append(pre + "Let me check. " + one)
     bad_name = one.replace("get_weather", "get_wether")
@@ -88,7 +89,7 @@ def _strings(fid: str, choice: str, parallel: bool, reasoning: str) -> tuple[lis
     if not parallel:
         reject.append(pre + render_calls(fid, [W1, W1]))
     if choice != "auto":
-        reject += [pre + "Just prose, no call.", pre + "Let me check. " + one, pre]
+        reject += [pre + prose, pre + "Let me check. " + one, pre]
     if choice == "get_weather":
         reject.append(pre + render_calls(fid, [PING]))
     return accept, reject
