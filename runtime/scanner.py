@@ -567,7 +567,9 @@ class Scanner:
                 if len(self.buf) < limit and not self.final:
                     return _WAIT
                 return None
-            name = self.buf[q:end].strip()
+            name = self.buf[q:end]
+            if not c.name_end.startswith('"'):  # a quoted name (name="N") is taken as written
+                name = name.strip()
             if not name or "<" in name or "\n" in name:
                 return None
             return name, end + self.x_name_eat, None
@@ -895,7 +897,9 @@ class Scanner:
         if i < 0:
             s["kscan"] = bound  # resumable: the name is not rescanned on the next feed
             return False
-        key = self.buf[self.pos:i].strip()
+        key = self.buf[self.pos:i]
+        if not self.spec.call.quoted_key:  # type: ignore[union-attr]
+            key = key.strip()  # a quoted name (name="K") is exactly what stands between the quotes
         self.pos = i + len(gt)
         keep = self._member_key(key)
         schema = self._prop_schema(key)
