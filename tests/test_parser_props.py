@@ -136,12 +136,15 @@ def _xml_unambiguous(tools: list[dict[str, Any]], calls: list[tuple[str, dict[st
     for name, args in calls:
         fn = by_name[name]
         props = (fn.get("parameters") or {}).get("properties", {})
+        loose = fn.get("strict") is False
         for k, v in args.items():
-            if isinstance(v, str):
-                got, _ = convert_xml_value(v, props.get(k) if fn.get("strict") is not False else None,
-                                           root=fn.get("parameters"))
-                if got != v:
-                    return False
+            # the raw text the renderer writes (strings as is, other values as JSON), typed back the
+            # way the parsers type it: a loose tool's schema is a hint (None drawn for a string
+            # parameter of a strict:false tool reads back as the text "null")
+            raw = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+            got, _ = convert_xml_value(raw, props.get(k), root=fn.get("parameters"), hint=loose)
+            if got != v or type(got) is not type(v):
+                return False
     return True
 
 
