@@ -52,6 +52,13 @@ def per_format(full: int, minimum: int = 20) -> int:
     return max(min(full, minimum), min(full, full * BUDGET_FORMATS // max(len(FORMATS), 1)))
 
 
+def slow_per_format(full: int, minimum: int = 50) -> int:
+    """Hypothesis examples per format for a slow twin: the slow suite shares the count the six
+    original formats had (``full`` each) among all formats, never below ``minimum`` (nor above
+    ``full``), so it keeps fitting CI's budget as formats are added."""
+    return max(min(full, minimum), min(full, full * 6 // max(len(FORMATS), 1)))
+
+
 def format_cases(cases: Sequence[Any], k: int = 1, formats: Sequence[str] | None = None,
                  every: int = 1) -> list[Any]:
     """``pytest.param(fmt, *case)`` for every format and case: ``k`` cases per format in the default run,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from strategies import calls_for, per_format, tool, tool_lists
+from strategies import calls_for, per_format, slow_per_format, tool, tool_lists
 from toolgram.grammars import FORMATS, get_format
 from toolgram.runtime.render import render_calls
 
@@ -97,7 +97,7 @@ def test_strict_and_lenient_return_the_rendered_calls(fmt: str, data: st.DataObj
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=slow_per_format(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_strict_and_lenient_return_the_rendered_calls_full(fmt: str, data: st.DataObject) -> None:
     _strict_and_lenient(fmt, data)
@@ -200,7 +200,7 @@ def test_chunk_invariance(fmt: str, data: st.DataObject) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=slow_per_format(120), deadline=None)
 @given(data=st.data())
 def test_chunk_invariance_full(fmt: str, data: st.DataObject) -> None:
     _chunk_invariance(fmt, data)
@@ -269,7 +269,7 @@ def test_fuzz_never_raises(fmt: str, data: st.DataObject) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMAT_IDS)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=slow_per_format(200), deadline=None)
 @given(data=st.data())
 def test_fuzz_never_raises_full(fmt: str, data: st.DataObject) -> None:
     _fuzz(fmt, data)

@@ -5,7 +5,7 @@ Grammars are compiled with ``tool_choice="required"`` and parallel calls on (non
 to three calls), and cached per (format, tools). Strings are restricted as documented in
 ``strategies.py``. Generated arguments are first validated with ``jsonschema`` (strict tools), so
 a failure here is a grammar/renderer disagreement, not a bad example. The default run takes 200
-examples per format; ``-m slow`` takes 1000.
+examples per format; ``-m slow`` shares 6 x 1000 among the formats (``slow_per_format``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import calls_for, engine_results, per_format, tool, tool_lists
+from strategies import calls_for, engine_results, per_format, slow_per_format, tool, tool_lists
 from toolgram.compiler.bundle import Bundle, compile
 from toolgram.grammars import FORMATS
 from toolgram.runtime.render import render_calls
@@ -64,7 +64,7 @@ def test_round_trip(fmt: str, data: st.DataObject) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", list(FORMATS))
-@settings(max_examples=1000)
+@settings(max_examples=slow_per_format(1000))
 @given(data=st.data())
 def test_round_trip_long(fmt: str, data: st.DataObject) -> None:
     check_round_trip(fmt, *data.draw(examples(fmt)))
