@@ -4,8 +4,8 @@ by xgrammar (EBNF), llama.cpp (GBNF) and Lark alike.
 Grammars are compiled with ``tool_choice="required"`` and parallel calls on (non-lazy GBNF, one
 to three calls), and cached per (format, tools). Strings are restricted as documented in
 ``strategies.py``. Generated arguments are first validated with ``jsonschema`` (strict tools), so
-a failure here is a grammar/renderer disagreement, not a bad example. The default run takes 200
-examples per format; ``-m slow`` shares 6 x 1000 among the formats (``slow_per_format``).
+a failure here is a grammar/renderer disagreement, not a bad example. The default run shares 3 x 200
+examples among the formats (``per_format``); ``-m slow`` shares 6 x 1000 (``slow_per_format``).
 """
 
 from __future__ import annotations
