@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _readme_section import run, section  # noqa: E402
 from toolgram.grammars import FORMATS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,21 +47,12 @@ def table() -> str:
 
 def readme_table(text: str) -> str:
     """The table between the README's markers."""
-    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+    return section(text, BEGIN, END)
 
 
 def main() -> int:
     """No argument: print the table; ``--check``: exit 1 if README.md differs; ``--write``: update README.md."""
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    if "--check" in sys.argv[1:]:
-        return 0 if readme_table(text) == table() else 1
-    if "--write" in sys.argv[1:]:
-        head, rest = text.split(BEGIN, 1)
-        readme.write_text(f"{head}{BEGIN}\n{table()}\n{END}{rest.split(END, 1)[1]}", encoding="utf-8")
-        return 0
-    print(table())
-    return 0
+    return run(table, BEGIN, END, sys.argv[1:])
 
 
 if __name__ == "__main__":
