@@ -269,9 +269,11 @@ class GrammarBuilder:
         member = seq(vb.punct(","), Lit(json.dumps(c.id_key)), vb.punct(":"), ident)
         return seq(plain, member if c.id_required else opt(member), close)
 
-    def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
+    def _keyword_args(self, index: int, tool: Tool, mode: str, key_sep: str, extra_key: Any) -> Expr:
+        """``k<key_sep>v`` members joined by commas, values in ``mode`` (Python keyword arguments,
+        Gemma 4's ``k:v``); ``extra_key(vb)`` is the key rule of an undeclared member."""
         ctx = self._ctx(index, tool)
-        vb = ValueBuilder(self.g, "python", ctx, f"t{index}")
+        vb = ValueBuilder(self.g, mode, ctx, f"t{index}")
         comma = vb.punct(",")
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
@@ -279,43 +281,26 @@ class GrammarBuilder:
             arg = self.g.add(
                 f"arg-{tool.name}-{key}", vb.value(schema, path, f"t{index}-{key}"), meta=("arg", index, key)
             )
-            return Lit(key + "="), arg
+            return Lit(key + key_sep), arg
 
         def extra_member(ctx: SchemaContext) -> Expr:
-            return seq(Token(IDENT, "IDENT"), Lit("="), vb.any_value())
+            return seq(extra_key(vb), vb.any_value())
 
         if not tool.strict:
             extra = self.g.add(f"extra-{tool.name}", extra_member(ctx), meta=("extra", index))
-            args: Expr = vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
-        else:
-            members, extra = self._members(index, tool, member, extra_member)
-            args = vb.object_body(members, comma, extra, f"params-{tool.name}")
+            return vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
+        members, extra_rule = self._members(index, tool, member, extra_member)
+        return vb.object_body(members, comma, extra_rule, f"params-{tool.name}")
+
+    def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
+        args = self._keyword_args(index, tool, "python", "=", lambda vb: seq(Token(IDENT, "IDENT"), Lit("=")))
         return seq(
             Token(seq(Lit(tool.name + "("), JSON_WS), "CALLOPEN"), args, Token(seq(JSON_WS, Lit(")")), "CALLCLOSE")
         )
 
     def _gemma_call(self, index: int, tool: Tool, c: GemmaCall) -> Expr:
         """``call:N{k:v,...}``: declared members in schema order, Gemma 4 values, no whitespace."""
-        ctx = self._ctx(index, tool)
-        vb = ValueBuilder(self.g, "gemma", ctx, f"t{index}")
-        comma = vb.punct(",")
-
-        def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
-            self._check_key(key, path)
-            arg = self.g.add(
-                f"arg-{tool.name}-{key}", vb.value(schema, path, f"t{index}-{key}"), meta=("arg", index, key)
-            )
-            return Lit(key + ":"), arg
-
-        def extra_member(ctx: SchemaContext) -> Expr:
-            return seq(vb.any_key(), vb.any_value())
-
-        if not tool.strict:
-            extra = self.g.add(f"extra-{tool.name}", extra_member(ctx), meta=("extra", index))
-            args: Expr = vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
-        else:
-            members, extra = self._members(index, tool, member, extra_member)
-            args = vb.object_body(members, comma, extra, f"params-{tool.name}")
+        args = self._keyword_args(index, tool, "gemma", ":", lambda vb: vb.any_key())
         return seq(Lit(c.head + tool.name + c.open), args, Lit(c.close))
 
     # -- scopes -----------------------------------------------------------------------------------
