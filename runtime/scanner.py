@@ -1643,6 +1643,18 @@ class Scanner:
         self.in_list = False
         self.in_section = False
 
+    def _close_at(self, close: str, q: int) -> bool | None:
+        """The calls' closing text at ``q``: True (consumed, the calls end), False (wait for more
+        input) or None (not there)."""
+        res = self._peek(close, q)
+        if res == _WAIT:
+            return False
+        if res is not True:
+            return None
+        self.pos = q + len(close)
+        self._after_done()
+        return True
+
     def _s_section_next(self) -> bool | None:
         """Between blocks inside a section: the next block, or the section's close."""
         n = len(self.buf)
@@ -1671,13 +1683,9 @@ class Scanner:
             self._after_done()
             return True
         if close:
-            res = self._peek(close, q)
-            if res == _WAIT:
-                return False
-            if res is True:
-                self.pos = q + len(close)
-                self._after_done()
-                return True
+            res = self._close_at(close, q)
+            if res is not None:
+                return res
             self._diag("missing_close", f"{close!r} is missing after the calls", q)
         self._after_done()
         return True
@@ -1742,13 +1750,9 @@ class Scanner:
             self._after_done()
             return True
         if wclose:
-            res = self._peek(wclose, q)
-            if res == _WAIT:
-                return False
-            if res is True:
-                self.pos = q + len(wclose)
-                self._after_done()
-                return True
+            res = self._close_at(wclose, q)
+            if res is not None:
+                return res
         res = self._next_call(q)
         if res is None:
             return False
