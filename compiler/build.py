@@ -386,6 +386,7 @@ class GrammarBuilder:
         r = spec.reasoning if o.reasoning != "none" else None
         trig = spec.trigger_word
         tail = seq(calls, WS_TOKEN)
+        lead = WS_TOKEN if spec.scope.leading_ws else EMPTY
         if mode == "lazy":
             root = seq(Lit(trig), after_trigger, WS_TOKEN) if trig else tail
         elif o.choice == "auto" and trig:
@@ -411,10 +412,10 @@ class GrammarBuilder:
         elif o.choice == "auto":
             root = self._anchored_auto(tail)
         else:
-            root = seq(WS_TOKEN, tail)
+            root = seq(lead, tail)
             if r is not None:
                 stops = (r.close, spec.trigger_word) if r.trigger_ends and spec.trigger_word else (r.close,)
-                inside = seq(self.reasoning_text(stops), Lit(r.close), WS_TOKEN, tail)
+                inside = seq(self.reasoning_text(stops), Lit(r.close), lead, tail)
                 if len(stops) == 2:
                     inside = alt(inside, seq(self.reasoning_text(stops), tail))
                 root = inside if o.reasoning == "forced" else alt(seq(self.reasoning_open(r.open), inside), root)

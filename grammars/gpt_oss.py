@@ -22,7 +22,7 @@ FORMAT = FormatSpec(
         body_open="<|message|>",
         read_end="<|call|>",
     ),
-    scope=Scope(per_call=True, open=" to=functions.", close="", canonical_join=""),
+    scope=Scope(per_call=True, open=" to=functions.", close="", canonical_join="", leading_ws=False),
     triggers=(Trigger("word", " to=functions."),),
     parallel_default=False,
     reasoning=Reasoning("<|channel|>analysis<|message|>", "<|end|><|start|>assistant", trigger_ends=False),

@@ -257,6 +257,10 @@ class Scope:
     ``anchored``: without a wrapper, calls are recognised only at the start of the output.
     ``text_prefix``: an anchored list's free text opens with this recipient line (Functionary
     v3.2's ``all\n``); it is not part of the content.
+    ``leading_ws``: optional whitespace may stand before the first call (SPEC section 1). False
+    where the first call continues the generation prompt's text (harmony's ``<|start|>assistant``
+    + `` to=functions.N``: whitespace there is not harmony, and a space-led opening after free
+    whitespace is two spellings of one text, which Lark's lexer cannot split).
     ``section``: every call of the turn stands inside this one required section (DeepSeek's
     ``<｜tool▁calls▁begin｜>``...``<｜tool▁calls▁end｜>`` around per-call blocks, Nemotron's
     ``<TOOLCALL>``...``</TOOLCALL>`` around a list); its opening is the trigger word, so free
@@ -272,6 +276,11 @@ class Scope:
     anchored: bool = False
     section: Wrapper | None = None
     text_prefix: str = ""
+    leading_ws: bool = True
+
+    def __post_init__(self) -> None:
+        if self.leading_ws and self.open[:1].isspace():
+            raise ValueError(f"a scope opening that starts with whitespace ({self.open!r}) needs leading_ws=False")
 
 
 @dataclass(frozen=True)

@@ -93,11 +93,12 @@ def sample_output(case: Case) -> str:
     else:
         calls = calls[:1]
     text = render_calls(fmt, calls)
-    r = get_format(fmt).reasoning
+    spec = get_format(fmt)
+    r, gap = spec.reasoning, "\n" if spec.scope.leading_ws else ""
     if reasoning == "forced":
-        text = f"Let me think.{r.close}\n{text}"
+        text = f"Let me think.{r.close}{gap}{text}"
     elif reasoning == "optional":
-        text = f"{r.open}Let me think.{r.close}\n{text}"
+        text = f"{r.open}Let me think.{r.close}{gap}{text}"
     return text
 
 
@@ -191,3 +192,13 @@ def test_openvino_pairwise(openvino_checker: Any) -> None:
 @pytest.mark.slow
 def test_openvino_full_matrix(openvino_checker: Any) -> None:
     _check_openvino(openvino_checker, full_matrix())
+
+
+def test_space_led_scope_needs_no_leading_whitespace() -> None:
+    """A call opening that starts with whitespace cannot follow SPEC's free leading whitespace:
+    Lark's lexer would take the opening's space as that whitespace (harmony's `` to=functions.``)."""
+    from toolgram.grammars.spec import Scope
+
+    with pytest.raises(ValueError, match="leading_ws=False"):
+        Scope(per_call=True, open=" to=functions.", close="")
+    assert not Scope(per_call=True, open=" to=functions.", close="", leading_ws=False).leading_ws

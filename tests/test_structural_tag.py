@@ -69,13 +69,14 @@ def _strings(fid: str, choice: str, parallel: bool, reasoning: str) -> tuple[lis
     pre = ""
     if reasoning == "forced":
         pre = "I think." + spec.reasoning.close  # type: ignore[union-attr]
-    accept = [pre + one, pre + "\n" + one + "\n", pre + render_calls(fid, [W2])]
+    gap = "\n" if spec.scope.leading_ws else ""  # harmony: nothing between the header and the call
+    accept = [pre + one, pre + gap + one + "\n", pre + render_calls(fid, [W2])]
     if parallel:
         accept.append(pre + two)
     if spec.scope.wrappers:
         accept.append(pre + render_calls(fid, [W1], wrapper=True))
     if reasoning == "optional":
-        accept.append(spec.reasoning.open + "hmm" + spec.reasoning.close + "\n" + one)  # type: ignore[union-attr]
+        accept.append(spec.reasoning.open + "hmm" + spec.reasoning.close + gap + one)  # type: ignore[union-attr]
     prose = spec.scope.text_prefix + "Just prose, no call."  # free text opens with the text recipient, if any
     if choice == "auto":
         accept.append(pre + prose)
@@ -90,6 +91,8 @@ def _strings(fid: str, choice: str, parallel: bool, reasoning: str) -> tuple[lis
         reject.append(pre + render_calls(fid, [W1, W1]))
     if choice != "auto":
         reject += [pre + prose, pre + "Let me check. " + one, pre]
+        if not spec.scope.leading_ws:
+            reject.append(pre + "\n" + one)
     if choice == "get_weather":
         reject.append(pre + render_calls(fid, [PING]))
     return accept, reject

@@ -177,7 +177,7 @@ class _Emitter:
             # optional reasoning in auto: see the module docstring
             return self.grammar(self.ir.rules[self.ir.root])  # type: ignore[return-value]
         after = self.triggered if auto else self.calls_region
-        before_calls = EMPTY if auto else WS
+        before_calls = EMPTY if auto or not spec.scope.leading_ws else WS
         if r is None:
             return self.sequence(self.grammar(before_calls), after())
         open_ = EMPTY if o.reasoning == "forced" else seq(WS, Lit(r.open))  # the IR's reasoning_open
