@@ -36,8 +36,8 @@ from typing import Any
 
 from _common import UNBOUNDED, machine_footer, machine_header, median, ratio, reasoning_off
 from toolgram.grammars import FORMATS
+from toolgram.grammars.render import render_calls
 from toolgram.runtime.prompts import render_prompt
-from toolgram.runtime.render import render_calls
 
 import toolgram
 from toolgram.engines import smollm2_gguf_path

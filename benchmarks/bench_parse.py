@@ -24,7 +24,7 @@ from typing import Any
 
 from _common import machine_footer, machine_header, median
 from toolgram.grammars import FORMATS
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 import toolgram
 

@@ -40,7 +40,7 @@ from ..compiler import compile as compile_tools
 from ..compiler.derivative import prefilled_grammar
 from ..errors import ToolgramError
 from ..grammars import get_format
-from . import parser as _parser
+from ..parsing import parser as _parser
 from .detect import detect_format, read_gguf_metadata
 from .models import ModelUnavailable, engine_reason, smollm2_gguf_path
 

@@ -7,7 +7,7 @@ that writes ``json.dumps(..., ensure_ascii=False)``, and the ``raise_exception``
 ``strftime_now`` globals. Like transformers, the sandbox is immutable: a template that mutates a
 list (``l.append(x)``, as llama.cpp's Kimi-K2-Instruct/Thinking copies do for tool-call ids) is an
 error, not rendered.  toolgram's per-format templates (``templates/<format>.jinja``,
-ChatML-based) render earlier calls with :func:`toolgram.runtime.render.render_calls`, so the
+ChatML-based) render earlier calls with :func:`toolgram.grammars.render.render_calls`, so the
 history uses exactly the canonical spelling the grammars constrain.
 
 A chat template read from a GGUF or a file is untrusted code. Besides the sandbox, every render is
@@ -38,8 +38,8 @@ from typing import Any
 from .. import templates as _templates
 from ..errors import ToolgramError
 from ..grammars import get_format
+from ..grammars.render import render_calls
 from .detect import detect_format
-from .render import render_calls
 
 __all__ = ["MAX_LOOP_ITERATIONS", "MAX_OUTPUT_CHARS", "MAX_RANGE", "MAX_RENDER_SECONDS", "TEMPLATE_DIR",
            "call_pairs", "render_prompt", "render_template", "toolgram_template"]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import engine_results, format_cases, per_format, tool
 from toolgram.compiler.bundle import compile
 from toolgram.grammars import FORMATS
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 import toolgram
 from toolgram.cli import main

@@ -11,7 +11,7 @@ import pytest
 from strategies import TIME, WEATHER, engine_results
 from toolgram.compiler.bundle import compile
 from toolgram.grammars import FORMATS
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
 CALLS = [("get_weather", {"location": "Paris"}), ("get_time", {"timezone": "UTC"}),

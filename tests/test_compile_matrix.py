@@ -20,7 +20,7 @@ from allpairspy import AllPairs
 from strategies import SCHEMAS, engine_results, load_in_engine
 from toolgram.compiler.bundle import Bundle, compile
 from toolgram.grammars import FORMATS, get_format
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
 CHOICES = ["auto", "required", "none", "named"]

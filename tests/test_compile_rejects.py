@@ -15,7 +15,7 @@ import pytest
 from strategies import TIME, engine_results, tool
 from toolgram.compiler.bundle import compile
 from toolgram.grammars import FORMATS
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 TOOLS = [
     tool("get_weather", {

@@ -10,7 +10,7 @@ llama.cpp (GBNF; lazy in ``auto`` with the bundle's trigger patterns) and Lark (
 History spelling: the vLLM pythonic templates print values through ``"%s"|format(v)`` --
 llama3.2_pythonic leaves strings bare (``location=Paris``), llama4_pythonic quotes every value
 (``"Paris"``, ``"True"``). SPEC section 1 says toolgram emits Python literals, so for these two
-templates the argument values are re-spelled the SPEC way (``runtime.render.python_literal``);
+templates the argument values are re-spelled the SPEC way (``grammars.render.python_literal``);
 tags, brackets and separators stay the template's. Seed-OSS prints Python ``str()``, which for the
 string arguments used here is SPEC's raw-string spelling, so its text is used unchanged.
 """
@@ -29,7 +29,7 @@ from jinja2.ext import loopcontrols
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from strategies import engine_results
 from toolgram.compiler.bundle import compile
-from toolgram.runtime.render import python_literal
+from toolgram.grammars.render import python_literal
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "data" / "templates"  # vendored, see tests/data/SOURCES.md
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolgram.grammars.syntax import gemma_text
-from toolgram.runtime.values import convert_gemma_value
+from toolgram.parsing.values import convert_gemma_value
 
 import toolgram
 from toolgram.errors import SchemaError
@@ -104,7 +104,7 @@ def test_strict_lenient_and_stream_agree(args: dict[str, Any], chunk: int) -> No
         msg = toolgram.parse("gemma4", text, TOOLS, mode=mode)
         assert msg["diagnostics"] == [], (mode, msg)
         assert [c["function"]["arguments"] for c in msg["tool_calls"]] == [want]
-    from toolgram.runtime.parser import StreamParser
+    from toolgram.parsing.parser import StreamParser
 
     sp = StreamParser("gemma4", TOOLS)
     for i in range(0, len(text), chunk):
@@ -114,7 +114,7 @@ def test_strict_lenient_and_stream_agree(args: dict[str, Any], chunk: int) -> No
 
 
 def test_delimiter_split_across_chunks() -> None:
-    from toolgram.runtime.parser import StreamParser
+    from toolgram.parsing.parser import StreamParser
 
     text = _call({"s": "a<|b<|\"c<|\"|d", "o": {"k": "v<"}})
     for cut in range(len(text)):

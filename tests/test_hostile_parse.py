@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from strategies import format_cases
 from toolgram.grammars import FORMATS, get_format
+from toolgram.grammars.render import render_call, render_calls
 from toolgram.grammars.spec import XmlCall
-from toolgram.runtime.render import render_call, render_calls
 
 import toolgram
 

@@ -33,11 +33,15 @@ def test_the_layers_hold() -> None:
     ("module", "line", "message"),
     [
         # the compiler importing the parser: upward
-        ("toolgram.compiler.ir", "from toolgram.runtime import parser", "toolgram.compiler is not allowed to import"),
+        ("toolgram.compiler.ir", "from toolgram.parsing import parser", "toolgram.compiler is not allowed to import"),
+        # the parser importing generation: upward
+        ("toolgram.parsing.scanner", "from toolgram.runtime import generator", "toolgram.parsing is not allowed"),
+        # value conversion importing the stream scanner: upward inside parsing
+        ("toolgram.parsing.values", "from toolgram.parsing import scanner", "toolgram.parsing.values is not allowed"),
         # a format description importing the compiler: upward
         ("toolgram.grammars.spec", "from toolgram.compiler import ir", "toolgram.grammars is not allowed to import"),
         # the parser importing an engine
-        ("toolgram.runtime.scanner", "import xgrammar", "xgrammar"),
+        ("toolgram.parsing.scanner", "import xgrammar", "xgrammar"),
     ],
 )
 def test_an_upward_import_is_caught(module: str, line: str, message: str) -> None:

@@ -40,7 +40,7 @@ import toolgram
 from toolgram.grammars import FORMATS
 from toolgram.runtime.detect import detect_format
 from toolgram.runtime.prompts import render_prompt
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 from toolgram.engines import import_engine
 
 tools = json.loads(sys.argv[1])

@@ -19,8 +19,8 @@ from toolgram.grammars import FORMATS
 ROOT = Path(__file__).resolve().parents[1]
 CODE = sorted(
     [*ROOT.glob("compiler/**/*.py"), *ROOT.glob("toolgram/commands/*.py"), ROOT / "toolgram" / "cli.py",
-     *(ROOT / "runtime" / f"{m}.py" for m in ("scanner", "strict", "parser", "values", "render", "pyliteral",
-                                               "detect", "prompts"))]
+     *ROOT.glob("parsing/*.py"), ROOT / "grammars" / "render.py",
+     *(ROOT / "runtime" / f"{m}.py" for m in ("detect", "prompts"))]
 )
 
 

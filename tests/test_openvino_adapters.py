@@ -51,7 +51,7 @@ def test_parsers_without_a_model_match_toolgram_parse(fmt: str) -> None:
     from toolgram.openvino import merge_delta, message_from_parsed, openai_delta, parser_for
 
     calls = [("get_weather", {"location": "Paris", "unit": "celsius"}), ("get_weather", {"location": "Rome"})]
-    from toolgram.runtime.render import render_calls
+    from toolgram.grammars.render import render_calls
 
     text = "Let me check. " + render_calls(fmt, calls) if fmt != "llama3_json" else \
         render_calls(fmt, calls[:1])

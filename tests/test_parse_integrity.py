@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import calls_for, per_format, tool, tool_lists
 from toolgram.grammars import FORMATS, get_format
-from toolgram.runtime.pyliteral import MAX_INT_DIGITS
-from toolgram.runtime.render import render_calls
-from toolgram.runtime.strict import MAX_STRICT_DEPTH
+from toolgram.grammars.render import render_calls
+from toolgram.parsing.pyliteral import MAX_INT_DIGITS
+from toolgram.parsing.strict import MAX_STRICT_DEPTH
 
 import toolgram
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import calls_for, per_format, slow_per_format, tool, tool_lists
 from toolgram.grammars import FORMATS, get_format
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 import toolgram
 
@@ -130,7 +130,7 @@ def _strict_and_lenient(fmt: str, data: st.DataObject) -> None:
 def _xml_unambiguous(tools: list[dict[str, Any]], calls: list[tuple[str, dict[str, Any]]]) -> bool:
     """A string that reads as another type of a union (``"12"`` for ``anyOf[string, integer]``) is
     read as that type by design (SPEC section 1); such draws cannot round-trip."""
-    from toolgram.runtime.values import convert_xml_value
+    from toolgram.parsing.values import convert_xml_value
 
     by_name = {t["function"]["name"]: t["function"] for t in tools}
     for name, args in calls:

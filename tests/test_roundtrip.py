@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from strategies import calls_for, engine_results, per_format, slow_per_format, tool, tool_lists
 from toolgram.compiler.bundle import Bundle, compile
 from toolgram.grammars import FORMATS
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 DIALECTS = ("ebnf", "gbnf", "lark")
 

@@ -78,7 +78,7 @@ def test_toolgram_template_conversation_continues(fmt: str) -> None:
     for tool in TOOLS:
         assert json.dumps(tool["function"], ensure_ascii=False) in prompt
     # the format is taught with its canonical spelling
-    assert toolgram.runtime.render.render_calls(fmt, [("function_name", {"param_1": "value", "param_2": 2})]) in prompt
+    assert toolgram.grammars.render.render_calls(fmt, [("function_name", {"param_1": "value", "param_2": 2})]) in prompt
     assert "get_weather: sunny" in prompt and "Let me check." in prompt
     assert prompt.count("<|im_start|>") == prompt.count("<|im_end|>") + 1
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from toolgram.grammars import FORMATS
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 import toolgram
 from toolgram.engines import EngineUnavailable, smollm2_gguf_path

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 from toolgram import validate as validate_mod
 from toolgram.cli import main
@@ -127,7 +127,6 @@ def test_grammar_file_lazy_from_trigger(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_parse_mismatch_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("toolgram.runtime.parser", reason="the strict parser (runtime/parser.py) is not there yet")
     good = '[{name = "get_weather", arguments = {location = "Paris"}}]'
     wrong = '[{name = "get_weather", arguments = {location = "Lyon"}}]'
     path = write_manifest(tmp_path, hermes_case(HERMES_CALL, dialects='["lark"]', calls=good))

@@ -1,4 +1,4 @@
-"""Unit and property tests for the shared value converter (runtime/values.py, runtime/pyliteral.py)."""
+"""Unit and property tests for the shared value converter (parsing/values.py, parsing/pyliteral.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from toolgram.runtime.diagnostics import Diagnostic
-from toolgram.runtime.pyliteral import (
+from toolgram.parsing.diagnostics import Diagnostic
+from toolgram.parsing.pyliteral import (
     MAX_DEPTH,
     LiteralSyntaxError,
     parse_literal,
@@ -22,7 +22,7 @@ from toolgram.runtime.pyliteral import (
     skip_whitespace,
     unlimited_int_digits,
 )
-from toolgram.runtime.values import (
+from toolgram.parsing.values import (
     JSONValueError,
     convert_python_value,
     convert_xml_value,
@@ -602,7 +602,7 @@ def test_diagnostic_to_json() -> None:
 
 
 def test_modules_import_nothing_heavy() -> None:
-    root = Path(__file__).resolve().parent.parent / "runtime"
+    root = Path(__file__).resolve().parent.parent / "parsing"
     for name in ("values.py", "pyliteral.py", "diagnostics.py"):
         tree = ast.parse((root / name).read_text())
         imported = {

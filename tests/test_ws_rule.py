@@ -19,7 +19,7 @@ from toolgram.compiler.bundle import compile
 from toolgram.compiler.emit.bnf import SHARE_MIN_NODES, EbnfPrinter, GbnfPrinter, to_ebnf, to_gbnf
 from toolgram.compiler.ir import Alt, Grammar, Lit, Ref, Seq, alt, seq
 from toolgram.grammars import FORMATS
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_TOOLS = json.loads((ROOT / "grammars" / "examples" / "tools.json").read_text(encoding="utf-8"))

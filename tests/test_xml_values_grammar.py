@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from strategies import engine_results, tool
 from toolgram.compiler.bundle import Bundle, compile
 from toolgram.grammars import get_format
-from toolgram.runtime.render import render_calls
+from toolgram.grammars.render import render_calls
 
 XML_FORMATS = ("seed_oss", "qwen3_coder")
 DIALECTS = ("ebnf", "gbnf", "lark", "structural-tag")

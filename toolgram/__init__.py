@@ -16,9 +16,9 @@ __all__ = ["Bundle", "FORMATS", "ToolgramError", "compile", "parse", "StreamPars
 
 
 def __getattr__(name: str) -> Any:
-    # The parser lives in toolgram.runtime; import it on first use.
+    # The parser lives in toolgram.parsing; import it on first use.
     if name in ("parse", "StreamParser"):
-        from .runtime import parser
+        from .parsing import parser
 
         return getattr(parser, name)
     raise AttributeError(name)

@@ -37,7 +37,7 @@ from typing import Any
 
 import openvino_genai
 
-from .runtime.parser import StreamParser, parse
+from .parsing.parser import StreamParser, parse
 
 __all__ = ["PROTOCOL_PREFIX", "IncrementalToolParser", "ToolParser", "merge_delta", "message_from_parsed",
            "openai_delta", "parser_for"]

@@ -554,7 +554,7 @@ def _run_engine(report: Report, case: str, dialect: str, engine: str, checker: _
 
 def _parse_function() -> Any:
     try:
-        from .runtime import parser
+        from .parsing import parser
     except ImportError:
         return None
     return getattr(parser, "parse", None)
@@ -585,7 +585,7 @@ def _check_parse(report: Report, case: Case, kwargs: dict[str, Any]) -> None:
         if parse is None:
             parse = _parse_function()
         if parse is None:
-            res.status, res.reason = "skipped", "toolgram.runtime.parser is not available"
+            res.status, res.reason = "skipped", "toolgram.parsing.parser is not available"
             continue
         expected = [{"name": c["name"], "arguments": c.get("arguments", {})} for c in ex.calls]
         try:

@@ -2,7 +2,7 @@
 
 The grammar builder (:mod:`toolgram.compiler.values`, :mod:`toolgram.compiler.regex`) builds
 Python string rules from these tables, the renderer writes values with :func:`literal`, and the
-reader (:mod:`toolgram.runtime.pyliteral`) reads :data:`READ_ESCAPES`.
+reader (:mod:`toolgram.parsing.pyliteral`) reads :data:`READ_ESCAPES`.
 """
 
 from __future__ import annotations

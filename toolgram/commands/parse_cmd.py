@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import OptionError
-    from ..runtime.parser import StreamParser, parse
+    from ..parsing.parser import StreamParser, parse
 
     tools = read_json_file(args.tools, "tools")
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..grammars import get_format
-from ..grammars.spec import FormatSpec
-from ..grammars.syntax.python_text import literal as python_literal
+from .spec import FormatSpec
+from .syntax.python_text import literal as python_literal
 
 __all__ = ["python_literal", "render_call", "render_calls"]
 
@@ -23,6 +22,8 @@ def render_call(spec: FormatSpec, name: str, arguments: dict[str, Any], index: i
 
 def render_calls(format_id: str | FormatSpec, calls: list[tuple[str, dict[str, Any]]], *, wrapper: bool = False) -> str:
     """All calls of one assistant turn; ``wrapper`` uses the format's first optional wrapper."""
+    from . import get_format  # this package's discovery imports this module
+
     spec = get_format(format_id) if isinstance(format_id, str) else format_id
     sc = spec.scope
     parts = [render_call(spec, n, a, i) for i, (n, a) in enumerate(calls)]

@@ -1,8 +1,8 @@
 """Read model output back into the SPEC section 4 message: :func:`parse` and :class:`StreamParser`.
 
-Lenient parsing (the default) is the incremental :class:`~toolgram.runtime.scanner.Scanner`
+Lenient parsing (the default) is the incremental :class:`~toolgram.parsing.scanner.Scanner`
 fed the whole text, so the whole-output parse and the stream parser agree by construction.
-Strict parsing (``mode="strict"``) is the compiler's Lark grammar (:mod:`toolgram.runtime.strict`).
+Strict parsing (``mode="strict"``) is the compiler's Lark grammar (:mod:`toolgram.parsing.strict`).
 """
 
 from __future__ import annotations

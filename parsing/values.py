@@ -1,7 +1,7 @@
 """The one value converter shared by the whole-output parser and the stream parser.
 
 * :func:`loads_json` reads JSON as SPEC section 4 wants it: exact ints (up to
-  :data:`~toolgram.runtime.pyliteral.MAX_INT_DIGITS` digits; a longer one keeps its source text as a
+  :data:`~toolgram.parsing.pyliteral.MAX_INT_DIGITS` digits; a longer one keeps its source text as a
   string with an ``integer_too_long`` diagnostic, so conversion stays linear), floats only
   for numbers written with a fraction or exponent, non-finite numbers kept as their source text,
   duplicate keys at their first position with their last value.

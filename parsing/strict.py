@@ -3,7 +3,7 @@
 The grammar's meta rules (``call-*``, ``arg-*``, ``args-*``, ``extra-*``, ``content``,
 ``reasoning``; see :mod:`toolgram.compiler.build`) keep their names in Lark, so the tree is read
 by name; each value's source text (by position) goes through the shared converter in
-:mod:`toolgram.runtime.values`.  Text the grammar rejects is returned as content, with a
+:mod:`toolgram.parsing.values`.  Text the grammar rejects is returned as content, with a
 ``strict_rejected`` diagnostic: model output never raises.
 
 Bounded cost: Lark's tree building is quadratic in bracket nesting and its memory is about 100
