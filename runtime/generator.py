@@ -33,6 +33,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -195,98 +196,18 @@ class Generator:
             last = cut
         return total + count(text[start:]) if start < len(text) else total
 
-    def _grammar_for(
-        self,
-        fmt: str,
-        tools: list[dict[str, Any]],
-        tool_choice: Any,
-        parallel_tool_calls: bool | None,
-        reasoning: str | None,
-        allowed_tools: list[str] | None,
-        max_tool_calls: int | None,
-        prefill: str,
-    ) -> tuple[str | None, bool]:
+    def _grammar_for(self, req: GrammarRequest) -> tuple[str | None, bool]:
         """The EBNF for the request (``None``: no grammar) and whether it came from the cache."""
-        try:
-            key: tuple[Any, ...] | None = (
-                # key order is kept: a schema's property order is its arguments' order
-                fmt, json.dumps(tools), json.dumps(tool_choice, sort_keys=True), parallel_tool_calls,
-                reasoning, tuple(allowed_tools) if allowed_tools is not None else None, max_tool_calls, prefill,
-            )
-        except (TypeError, ValueError):
-            key = None  # not JSON: compile_tools reports it
+        key = req.cache_key()
         if key is not None and key in self._compiled:
             self._compiled.move_to_end(key)
             return self._compiled[key][0], True
-        grammar = self._compile(fmt, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
-                                max_tool_calls, prefill)
+        grammar = _compile(req)
         if key is not None:
-            self._compiled[key] = (grammar, fmt)
+            self._compiled[key] = (grammar, req.fmt)
             while len(self._compiled) > self.compile_cache_size:
                 self._compiled.popitem(last=False)
         return grammar, False
-
-    @staticmethod
-    def _compile(
-        fmt: str,
-        tools: list[dict[str, Any]],
-        tool_choice: Any,
-        parallel_tool_calls: bool | None,
-        reasoning: str | None,
-        allowed_tools: list[str] | None,
-        max_tool_calls: int | None,
-        prefill: str,
-    ) -> str | None:
-        extra: dict[str, Any] = {"max_tool_calls": max_tool_calls} if max_tool_calls is not None else {}
-        if not tools:
-            return None
-        if tool_choice == "none":
-            compile_tools(fmt, tools, dialect="ebnf", tool_choice="none")  # validates the tools
-            return None
-        bundle = compile_tools(fmt, tools, dialect="ebnf", tool_choice=tool_choice,
-                               parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
-                               allowed_tools=allowed_tools, **extra)
-        grammar = bundle.grammar
-        spec = get_format(fmt)
-        rs = spec.reasoning
-        if prefill and rs is not None and reasoning != "none" and prefill.lstrip().startswith(rs.open) \
-                and rs.close in prefill:
-            # The prefill closes its reasoning block: what follows is the reasoning-free grammar
-            # continued by the rest of the prefill (the IR derivative does not cross free text).
-            rest = prefill[prefill.index(rs.close) + len(rs.close) :]
-            bundle = compile_tools(fmt, tools, dialect="ebnf", tool_choice=tool_choice,
-                                   parallel_tool_calls=parallel_tool_calls, reasoning="none",
-                                   allowed_tools=allowed_tools, **extra)
-            grammar, prefill = bundle.grammar, rest if rest.strip() else ""
-        if prefill and bundle.ir is not None:
-            try:
-                grammar = prefilled_grammar(bundle.ir, prefill)
-            except ToolgramError:
-                if tool_choice != "auto":
-                    raise
-                # ``auto`` grammars hold free text the IR derivative cannot continue; a prefill
-                # that reaches into a call commits to it, so continue the ``required`` grammar.
-                # Free text before the trigger word (a call block's or a section's opening) is
-                # content: the calls start at the trigger's first occurrence.
-                trig = spec.trigger_word
-                at = prefill.find(trig) if trig else -1
-                if at > 0 and (rs is None or reasoning == "none" or rs.trigger_ends or rs.open not in prefill[:at]):
-                    prefill = prefill[at:]
-                else:
-                    at = 0
-                forced = compile_tools(fmt, tools, dialect="ebnf", tool_choice="required",
-                                       parallel_tool_calls=parallel_tool_calls, reasoning=reasoning,
-                                       allowed_tools=allowed_tools, **extra)
-                assert forced.ir is not None
-                try:
-                    grammar = prefilled_grammar(forced.ir, prefill)
-                except ToolgramError as exc:
-                    why = exc.message + (f" after the trigger at offset {at}" if at else "")
-                    hint = f"with the format's trigger {trig!r}" if trig else "at the start"
-                    raise ToolgramError(f"{why}; under tool_choice auto a prefill reaches a call {hint} "
-                                        "(text before it is content, which the grammar cannot continue)",
-                                        "prefill") from exc
-        return grammar
 
     def chat(
         self,
@@ -357,8 +278,9 @@ class Generator:
         fmt, _note = self.resolve_format(format)
         tools = tools or []
         t0 = time.perf_counter()
-        grammar, reused = self._grammar_for(fmt, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
-                                            max_tool_calls, prefill or "")
+        request = GrammarRequest(fmt, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
+                                 max_tool_calls, prefill or "")
+        grammar, reused = self._grammar_for(request)
         toolgram_ms = (time.perf_counter() - t0) * 1000
         prompt, _kind = render_prompt(fmt, messages, tools, model_template=self.chat_template)
         prefill = prefill or ""
@@ -388,7 +310,7 @@ class Generator:
             config.structured_output_config = ov.StructuredOutputConfig(grammar=grammar)
             held = self._admit_grammar(grammar)
 
-        parse_opts = self._parse_options(tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls)
+        parse_opts = request.options()  # the parse reads with the options the grammar was compiled with
         if on_start is not None:
             on_start()
         parser = None
@@ -465,17 +387,6 @@ class Generator:
         }
 
     @staticmethod
-    def _parse_options(
-        tool_choice: Any, parallel: bool | None, reasoning: str | None, allowed_tools: list[str] | None,
-        max_tool_calls: int | None,
-    ) -> dict[str, Any]:
-        opts: dict[str, Any] = {"tool_choice": tool_choice, "parallel_tool_calls": parallel, "reasoning": reasoning,
-                                "allowed_tools": allowed_tools}
-        if max_tool_calls is not None:
-            opts["max_tool_calls"] = max_tool_calls
-        return opts
-
-    @staticmethod
     def _feed_stream(parser: Any, on_delta: Callable[[dict[str, Any]], None] | None, chunk: str) -> None:
         if parser is not None and on_delta is not None:
             for d in parser.feed(chunk):
@@ -500,6 +411,90 @@ class Generator:
                 return msg
             # e.g. cut off by max_new_tokens: the lenient reading keeps what was received
         return _parser.parse(fmt, text, tools, mode="lenient", **opts)
+
+
+@dataclass
+class GrammarRequest:
+    """What a request's grammar depends on: the format, the tools and the options, and the prefill."""
+
+    fmt: str
+    tools: list[dict[str, Any]]
+    tool_choice: Any
+    parallel_tool_calls: bool | None
+    reasoning: str | None
+    allowed_tools: list[str] | None
+    max_tool_calls: int | None
+    prefill: str
+
+    def cache_key(self) -> tuple[Any, ...] | None:
+        """The compile cache's key (None when the tools are not JSON: compiling reports that)."""
+        try:
+            # key order is kept: a schema's property order is its arguments' order
+            return (self.fmt, json.dumps(self.tools), json.dumps(self.tool_choice, sort_keys=True),
+                    self.parallel_tool_calls, self.reasoning,
+                    tuple(self.allowed_tools) if self.allowed_tools is not None else None,
+                    self.max_tool_calls, self.prefill)
+        except (TypeError, ValueError):
+            return None
+
+    def options(self) -> dict[str, Any]:
+        """The options as ``toolgram.compile`` and ``toolgram.parse`` take them."""
+        opts: dict[str, Any] = {"tool_choice": self.tool_choice, "parallel_tool_calls": self.parallel_tool_calls,
+                                "reasoning": self.reasoning, "allowed_tools": self.allowed_tools}
+        if self.max_tool_calls is not None:
+            opts["max_tool_calls"] = self.max_tool_calls
+        return opts
+
+    def compile(self, **override: Any) -> Any:
+        """``toolgram.compile`` of the request in the EBNF dialect (``override`` replaces options)."""
+        return compile_tools(self.fmt, self.tools, dialect="ebnf", **{**self.options(), **override})
+
+
+def _compile(req: GrammarRequest) -> str | None:
+    """The request's EBNF, continued by its prefill (``None``: no grammar)."""
+    if not req.tools:
+        return None
+    if req.tool_choice == "none":
+        compile_tools(req.fmt, req.tools, dialect="ebnf", tool_choice="none")  # validates the tools
+        return None
+    bundle = req.compile()
+    grammar, prefill, reasoning = bundle.grammar, req.prefill, req.reasoning
+    spec = get_format(req.fmt)
+    rs = spec.reasoning
+    if prefill and rs is not None and reasoning != "none" and prefill.lstrip().startswith(rs.open) \
+            and rs.close in prefill:
+        # The prefill closes its reasoning block: what follows is the reasoning-free grammar
+        # continued by the rest of the prefill (the IR derivative does not cross free text).
+        rest = prefill[prefill.index(rs.close) + len(rs.close) :]
+        bundle = req.compile(reasoning="none")
+        grammar, prefill = bundle.grammar, rest if rest.strip() else ""
+    if prefill and bundle.ir is not None:
+        try:
+            grammar = prefilled_grammar(bundle.ir, prefill)
+        except ToolgramError:
+            if req.tool_choice != "auto":
+                raise
+            # ``auto`` grammars hold free text the IR derivative cannot continue; a prefill
+            # that reaches into a call commits to it, so continue the ``required`` grammar.
+            # Free text before the trigger word (a call block's or a section's opening) is
+            # content: the calls start at the trigger's first occurrence.
+            trig = spec.trigger_word
+            at = prefill.find(trig) if trig else -1
+            if at > 0 and (rs is None or reasoning == "none" or rs.trigger_ends or rs.open not in prefill[:at]):
+                prefill = prefill[at:]
+            else:
+                at = 0
+            forced = req.compile(tool_choice="required")
+            assert forced.ir is not None
+            try:
+                grammar = prefilled_grammar(forced.ir, prefill)
+            except ToolgramError as exc:
+                why = exc.message + (f" after the trigger at offset {at}" if at else "")
+                hint = f"with the format's trigger {trig!r}" if trig else "at the start"
+                raise ToolgramError(f"{why}; under tool_choice auto a prefill reaches a call {hint} "
+                                    "(text before it is content, which the grammar cannot continue)",
+                                    "prefill") from exc
+    return grammar
 
 
 def _hit_length(result: Any, generated: int, max_new_tokens: int) -> bool:

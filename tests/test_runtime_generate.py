@@ -225,14 +225,14 @@ def test_default_format_is_hermes_for_smollm2(gen: Any) -> None:
 
 
 def test_allowed_tools_reach_the_parser() -> None:
-    from toolgram.runtime.generator import Generator
+    from toolgram.runtime.generator import Generator, GrammarRequest
 
     text = '<tool_call>\n{"name": "get_forecast", "arguments": {"location": "Rome", "days": 3}}\n</tool_call>'
-    opts = Generator._parse_options("auto", None, "none", ["get_weather"], None)
+    opts = GrammarRequest("hermes", TOOLS, "auto", None, "none", ["get_weather"], None, "").options()
     for constrained in (True, False):
         msg = Generator._parse("hermes", text, TOOLS, constrained, opts)
         assert msg["tool_calls"] == [] and msg["content"] and msg["diagnostics"], msg
-    opts = Generator._parse_options("auto", None, "none", ["get_forecast"], None)
+    opts = GrammarRequest("hermes", TOOLS, "auto", None, "none", ["get_forecast"], None, "").options()
     assert Generator._parse("hermes", text, TOOLS, True, opts)["tool_calls"]
 
 
@@ -364,11 +364,12 @@ def test_generate_without_arguments_prints_a_tool_call(tmp_path: Any) -> None:
 
 
 def test_prefill_that_closes_reasoning_continues_the_reasoning_free_grammar() -> None:
-    from toolgram.runtime.generator import Generator
+    from toolgram.runtime.generator import GrammarRequest, _compile
 
     plain = toolgram.compile("hermes", TOOLS, dialect="ebnf", tool_choice="auto", reasoning="none").grammar
-    assert Generator._compile("hermes", TOOLS, "auto", None, None, None, None, "<think>ok</think>\n") == plain
-    forced = Generator._compile("hermes", TOOLS, "auto", None, None, None, None, "<think>ok</think>\n<tool_call>\n")
+    assert _compile(GrammarRequest("hermes", TOOLS, "auto", None, None, None, None, "<think>ok</think>\n")) == plain
+    prefill = "<think>ok</think>\n<tool_call>\n"
+    forced = _compile(GrammarRequest("hermes", TOOLS, "auto", None, None, None, None, prefill))
     assert forced is not None and forced != plain
 
 
@@ -393,7 +394,7 @@ def test_long_prompts_are_counted_exactly(gen: Any) -> None:
 def test_grammar_cache_tells_property_orders_apart() -> None:
     """Regression: the compile cache keyed tools with sorted JSON keys, so a tool set whose
     properties come in another order (another argument order) got the first one's grammar."""
-    from toolgram.runtime.generator import Generator
+    from toolgram.runtime.generator import Generator, GrammarRequest
 
     a = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
         "x": {"type": "string"}, "y": {"type": "string"}}, "required": ["x", "y"]}}}]
@@ -403,8 +404,8 @@ def test_grammar_cache_tells_property_orders_apart() -> None:
     from collections import OrderedDict
 
     gen._compiled, gen.compile_cache_size = OrderedDict(), 8
-    args = ("hermes", "required", None, None, None, None, "")
-    ga, hit_a = gen._grammar_for(args[0], a, *args[1:])
-    gb, hit_b = gen._grammar_for(args[0], b, *args[1:])
+    args = ("required", None, None, None, None, "")
+    ga, hit_a = gen._grammar_for(GrammarRequest("hermes", a, *args))
+    gb, hit_b = gen._grammar_for(GrammarRequest("hermes", b, *args))
     assert not hit_a and not hit_b and ga != gb
-    assert gen._grammar_for(args[0], a, *args[1:]) == (ga, True)
+    assert gen._grammar_for(GrammarRequest("hermes", a, *args)) == (ga, True)
