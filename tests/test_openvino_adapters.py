@@ -9,19 +9,13 @@ from typing import Any
 
 import jsonschema
 import pytest
+from weather import TOOLS as WEATHER_TOOLS
 
 import toolgram
 
 ov = pytest.importorskip("openvino_genai")
 
-TOOLS: list[dict[str, Any]] = [
-    {"type": "function", "function": {
-        "name": "get_weather", "description": "Get the current weather in a city",
-        "parameters": {"type": "object", "properties": {
-            "location": {"type": "string", "maxLength": 24},
-            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-            "required": ["location"]}}},
-]
+TOOLS = WEATHER_TOOLS[:1]  # get_weather
 SCHEMA = TOOLS[0]["function"]["parameters"]
 QUESTION = [{"role": "user", "content": "What's the weather like in Paris right now?"}]
 

@@ -30,16 +30,14 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import ServeProcess
 
 try:
     import tomllib
@@ -253,42 +251,11 @@ def py_uses_model(source: str) -> bool:
     return bool(re.search(r"\bGenerator\(|openvino_genai|\bOpenAI\(", source))
 
 
-class Server:
-    """``toolgram serve`` on 127.0.0.1 with a free port (``--port 0``), as in tests/test_serve.py."""
+class Server(ServeProcess):
+    """``toolgram serve`` as the README's command runs it (the installed ``toolgram`` script)."""
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen(
-            [*TOOLGRAM, "serve", "--host", "127.0.0.1", "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, stdin=subprocess.DEVNULL)
-        self.stderr: list[str] = []
-        threading.Thread(target=self._drain, daemon=True).start()
-        self.url = ""
-        deadline = time.monotonic() + 180
-        assert self.proc.stdout is not None
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            if "http://" in line:
-                self.url = line.split()[-1]
-                break
-        if not self.url:
-            self.stop()
-            raise RuntimeError("toolgram serve did not start: " + "".join(self.stderr)[-2000:])
-
-    def _drain(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.stderr.append(line)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        super().__init__(TOOLGRAM)
 
 
 @dataclass

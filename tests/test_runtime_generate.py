@@ -13,26 +13,12 @@ import jsonschema
 import pytest
 from strategies import format_cases
 from toolgram.grammars import FORMATS, get_format
+from weather import SCHEMAS, TOOLS
 
 import toolgram
 
 pytestmark = pytest.mark.model
 
-TOOLS: list[dict[str, Any]] = [
-    {"type": "function", "function": {
-        "name": "get_weather", "description": "Get the current weather in a city",
-        "parameters": {"type": "object", "properties": {
-            "location": {"type": "string", "maxLength": 24},
-            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-            "required": ["location"]}}},
-    {"type": "function", "function": {
-        "name": "get_forecast", "description": "Weather forecast for the next days",
-        "parameters": {"type": "object", "properties": {
-            "location": {"type": "string", "maxLength": 24},
-            "days": {"type": "integer", "minimum": 1, "maximum": 7}},
-            "required": ["location", "days"]}}},
-]
-SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 QUESTION = [{"role": "user", "content": "What is the weather in Paris and the forecast for Rome for 3 days?"}]
 MAX_NEW = 160
 

@@ -7,10 +7,8 @@ validate against the tool's schema with ``jsonschema``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -19,6 +17,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+from serving import ServeProcess
+from weather import SCHEMAS, TOOLS
 
 pytest.importorskip("openvino_genai")
 pytest.importorskip("fastapi")
@@ -28,53 +28,15 @@ httpx = pytest.importorskip("httpx")
 
 pytestmark = pytest.mark.model
 
-TOOLS: list[dict[str, Any]] = [
-    {"type": "function", "function": {
-        "name": "get_weather", "description": "Get the current weather in a city",
-        "parameters": {"type": "object", "properties": {
-            "location": {"type": "string", "maxLength": 24},
-            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-            "required": ["location"]}}},
-    {"type": "function", "function": {
-        "name": "get_forecast", "description": "Weather forecast for the next days",
-        "parameters": {"type": "object", "properties": {
-            "location": {"type": "string", "maxLength": 24},
-            "days": {"type": "integer", "minimum": 1, "maximum": 7}},
-            "required": ["location", "days"]}}},
-]
-SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 PARIS = [{"role": "user", "content": "What's the weather like in Paris right now?"}]
 
 
-class Server:
+class Server(ServeProcess):
     def __init__(self) -> None:
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "toolgram.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        self.stderr: list[str] = []
-        threading.Thread(target=self._drain, daemon=True).start()
-        self.url = ""
-        deadline = time.monotonic() + 180
-        assert self.proc.stdout is not None
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            if "http://" in line:
-                self.url = line.split()[-1]
-                break
-        if not self.url:
-            self.proc.kill()
-            raise RuntimeError("toolgram serve did not start: " + "".join(self.stderr)[-2000:])
+        super().__init__([sys.executable, "-m", "toolgram.cli"])
         self.root = self.url.removesuffix("/v1")
         models = httpx.get(self.url + "/models", timeout=10).json()
         self.model = models["data"][0]["id"]
-
-    def _drain(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.stderr.append(line)
 
     def client(self) -> Any:
         return openai.OpenAI(base_url=self.url, api_key="unused", max_retries=0, timeout=120)
