@@ -15,7 +15,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _START_LOAD: tuple[float, float, float] | None = None
 
@@ -154,6 +156,25 @@ def peak_rss_mb(pid: int | str = "self") -> float:
 
 def ratio(a: float, b: float) -> float:
     return a / b if b and b == b and a == a else float("nan")
+
+
+def interleaved(runs: dict[str, Callable[[], T]], reps: int) -> dict[str, list[T]]:
+    """Each run ``reps`` times, interleaved: repetition ``i`` starts at the ``i``-th kind (with two
+    kinds the order alternates), so drift in the machine's speed falls on every kind alike."""
+    kinds = list(runs)
+    out: dict[str, list[T]] = {k: [] for k in kinds}
+    for i in range(reps):
+        j = i % len(kinds)
+        for kind in kinds[j:] + kinds[:j]:
+            out[kind].append(runs[kind]())
+    return out
+
+
+def stream_rate(stamps: list[float], tokens: int | None = None) -> float:
+    """Decode tokens per second between the first and the last streamed chunk (``tokens``: the
+    generated count when a chunk may hold several tokens; default one token per stamp)."""
+    n = len(stamps) if tokens is None else tokens
+    return (n - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 and stamps[-1] > stamps[0] else float("nan")
 
 
 # ----------------------------------------------------------------------------- child processes

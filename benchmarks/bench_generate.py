@@ -32,7 +32,16 @@ import sys
 import time
 from typing import Any
 
-from _common import UNBOUNDED, machine_footer, machine_header, median, ratio, reasoning_off
+from _common import (
+    UNBOUNDED,
+    interleaved,
+    machine_footer,
+    machine_header,
+    median,
+    ratio,
+    reasoning_off,
+    stream_rate,
+)
 from toolgram.grammars import FORMATS
 from toolgram.runtime.generator import Generator
 
@@ -89,13 +98,8 @@ def decode_table(gen: Generator, rec: _Recorder, formats: list[str], pairs: int,
             except Exception as e:  # noqa: BLE001 - report the row, keep going
                 print(f"{fmt:<16} {choice:<9} error: {str(e)[:150]}", flush=True)
                 continue
-            runs: dict[str, list[dict[str, Any]]] = {"with": [], "without": []}
-            for i in range(pairs):
-                order = [("with", choice), ("without", "none")]
-                if i % 2:
-                    order.reverse()
-                for kind, c in order:
-                    runs[kind].append(_one(gen, rec, fmt, c, tokens))
+            runs = interleaved({"with": lambda f=fmt, c=choice: _one(gen, rec, f, c, tokens),
+                                "without": lambda f=fmt: _one(gen, rec, f, "none", tokens)}, pairs)
             short = [r["n"] for k in runs for r in runs[k] if r["n"] != tokens]
             tw, to = median([r["tpot_ms"] for r in runs["with"]]), median([r["tpot_ms"] for r in runs["without"]])
             ew, eo = median([r["wall_s"] for r in runs["with"]]), median([r["wall_s"] for r in runs["without"]])
@@ -123,9 +127,6 @@ def ov_vs_llamacpp(gen: Generator, pairs: int, tokens: int, threads: int) -> Non
     llm = Llama(str(gen.model_path), n_ctx=2048, n_threads=threads, n_threads_batch=threads, verbose=False)
     lgrammar = LlamaGrammar.from_string(gbnf, verbose=False)
 
-    def rate(stamps: list[float], n: int) -> float:
-        return (n - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 and stamps[-1] > stamps[0] else float("nan")
-
     def run_ov() -> float:
         cfg = ov.GenerationConfig()
         cfg.max_new_tokens = tokens
@@ -139,23 +140,17 @@ def ov_vs_llamacpp(gen: Generator, pairs: int, tokens: int, threads: int) -> Non
             return ov.StreamingStatus.RUNNING
 
         r = gen.pipeline.generate([prompt], cfg, streamer)
-        return rate(stamps, int(r.perf_metrics.get_num_generated_tokens()))
+        return stream_rate(stamps, int(r.perf_metrics.get_num_generated_tokens()))
 
     def run_llama() -> float:
         llm.reset()
         stamps: list[float] = []
         for _ in llm.create_completion(prompt, max_tokens=tokens, temperature=0.0, grammar=lgrammar, stream=True):
             stamps.append(time.perf_counter())
-        return rate(stamps, len(stamps))
+        return stream_rate(stamps)
 
     run_ov(), run_llama()  # warm-up
-    res: dict[str, list[float]] = {"ov": [], "llama": []}
-    for i in range(pairs):
-        order = [("ov", run_ov), ("llama", run_llama)]
-        if i % 2:
-            order.reverse()
-        for kind, fn in order:
-            res[kind].append(fn())
+    res = interleaved({"ov": run_ov, "llama": run_llama}, pairs)
     o, ll = median(res["ov"]), median(res["llama"])
     print(f"\n## tool-call generation tok/s (hermes required, weather tool, same GGUF and grammar, greedy, {tokens} "
           f"max tokens, llama.cpp {threads} threads, median of {pairs} pairs): OpenVINO {o:.1f}, llama.cpp {ll:.1f}, "

@@ -34,7 +34,16 @@ import sys
 import time
 from typing import Any
 
-from _common import UNBOUNDED, machine_footer, machine_header, median, ratio, reasoning_off
+from _common import (
+    UNBOUNDED,
+    interleaved,
+    machine_footer,
+    machine_header,
+    median,
+    ratio,
+    reasoning_off,
+    stream_rate,
+)
 from toolgram.grammars import FORMATS
 from toolgram.grammars.render import render_calls
 from toolgram.runtime.prompts import render_prompt
@@ -155,9 +164,7 @@ def main() -> int:
             if chunk["choices"][0].get("finish_reason") is None:  # the closing chunk is not a token
                 stamps.append(time.perf_counter())
             pieces.append(chunk["choices"][0]["text"])
-        n = len(stamps)
-        rate = (n - 1) / (stamps[-1] - stamps[0]) if n > 1 and stamps[-1] > stamps[0] else float("nan")
-        return rate, n, "".join(pieces)
+        return stream_rate(stamps), len(stamps), "".join(pieces)
 
     if args.skip_decode:
         apply_table(formats, args.apply_reps)
@@ -175,17 +182,11 @@ def main() -> int:
             print(f"--- {fmt} hand-written ({family}):\n{hand}--- {fmt} toolgram:\n{ours}")
         grammars = {"free": None, "hand": LlamaGrammar.from_string(hand, verbose=False),
                     "toolgram": LlamaGrammar.from_string(ours, verbose=False)}
-        rates: dict[str, list[float]] = {k: [] for k in grammars}
-        counts: dict[str, list[int]] = {k: [] for k in grammars}
-        texts: dict[str, str] = {}
         run(prompt, grammars["hand"])  # warm-up
-        kinds = list(grammars)
-        for i in range(reps):
-            for kind in kinds[i % 3:] + kinds[:i % 3]:
-                rate, n, text = run(prompt, grammars[kind])
-                rates[kind].append(rate)
-                counts[kind].append(n)
-                texts[kind] = text
+        results = interleaved({k: lambda g=g, p=prompt: run(p, g) for k, g in grammars.items()}, reps)
+        rates = {k: [r[0] for r in v] for k, v in results.items()}
+        counts = {k: [r[1] for r in v] for k, v in results.items()}
+        texts = {k: v[-1][2] for k, v in results.items()}
         m = {k: median(v) for k, v in rates.items()}
         tg_hand = ratio(m["toolgram"], m["hand"])
         worst = min(worst, (tg_hand, fmt))
