@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import re
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Literal
@@ -99,20 +98,9 @@ def smollm2_gguf_path() -> str:
         raise EngineUnavailable(str(e)) from None
 
 
-_NOISE = [
-    re.compile(r"^\[\d{2}:\d{2}:\d{2}\] \S+?:\d+: "),  # "[11:24:02] /project/cpp/grammar_parser.cc:820: "
-    re.compile(r"^Exception from \S+?:\d+:\s*"),  # OpenVINO: "Exception from /…/xgrammar_backend.cpp:62:\n"
-]
-
-
 def clean_reason(message: object) -> str:
-    """Strip timestamps and C++ source paths from an engine's error message."""
-    text = str(message).strip()
-    changed = True
-    while changed:
-        changed = False
-        for pat in _NOISE:
-            new = pat.sub("", text, count=1)
-            if new != text:
-                text, changed = new.strip(), True
-    return text
+    """An engine's error message without timestamps and C++ source paths, on one line (the
+    informative line, as :func:`toolgram.runtime.models.engine_reason` picks it for the Generator)."""
+    from ..runtime.models import engine_reason
+
+    return engine_reason(message, limit=2000)
