@@ -33,11 +33,11 @@ from _common import (
     reasoning_off,
     worker_loop,
 )
+from toolgram.compiler.dialects import NAMES as DIALECTS
 from toolgram.grammars import FORMATS
 
 from toolgram import compile as tg_compile
 
-DIALECTS = ("gbnf", "ebnf", "lark", "structural-tag")
 #: toolgram format id -> xgrammar builtin structural-tag model (used when both exist)
 BUILTIN = {
     "hermes": "qwen_3", "qwen3_coder": "qwen_3_coder", "llama3_json": "llama",

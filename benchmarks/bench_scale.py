@@ -28,8 +28,8 @@ import time
 from typing import Any
 
 from _common import machine_footer, machine_header, make_tools, peak_rss_mb, rss_mb, run_case
+from toolgram.compiler.dialects import NAMES as DIALECTS
 
-DIALECTS = ("gbnf", "ebnf", "lark", "structural-tag")
 CASES = ("2000 tools", "enum 50k")
 
 

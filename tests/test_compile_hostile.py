@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import engine_results, format_cases, per_format, tool
 from toolgram.compiler.bundle import compile
+from toolgram.compiler.dialects import NAMES as DIALECT_NAMES
 from toolgram.grammars import FORMATS
 from toolgram.grammars.render import render_calls
 
@@ -20,7 +21,7 @@ import toolgram
 from toolgram.cli import main
 from toolgram.errors import SchemaError, ToolgramError, UnsupportedSchemaError
 
-DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
+DIALECTS = list(DIALECT_NAMES)  # the registry's order (toolgram.compiler.dialects)
 XML = ["seed_oss", "qwen3_coder"]
 
 

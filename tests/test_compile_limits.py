@@ -10,10 +10,11 @@ import time
 import pytest
 from strategies import TIME, WEATHER, engine_results
 from toolgram.compiler.bundle import compile
+from toolgram.compiler.dialects import NAMES as DIALECT_NAMES
 from toolgram.grammars import FORMATS
 from toolgram.grammars.render import render_calls
 
-DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
+DIALECTS = list(DIALECT_NAMES)  # the registry's order (toolgram.compiler.dialects)
 CALLS = [("get_weather", {"location": "Paris"}), ("get_time", {"timezone": "UTC"}),
          ("get_weather", {"location": "Rome"}), ("get_time", {"timezone": "CET"})]
 

@@ -19,10 +19,11 @@ import pytest
 from allpairspy import AllPairs
 from strategies import SCHEMAS, engine_results, load_in_engine
 from toolgram.compiler.bundle import Bundle, compile
+from toolgram.compiler.dialects import NAMES as DIALECT_NAMES
 from toolgram.grammars import FORMATS, get_format
 from toolgram.grammars.render import render_calls
 
-DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
+DIALECTS = list(DIALECT_NAMES)  # the registry's order (toolgram.compiler.dialects)
 CHOICES = ["auto", "required", "none", "named"]
 PARALLEL = [True, False]
 REASONING = ["none", "optional", "forced"]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from strategies import TIME, engine_results, tool
 from toolgram.compiler.bundle import compile
+from toolgram.compiler.dialects import NAMES as DIALECT_NAMES
 from toolgram.grammars import FORMATS
 from toolgram.grammars.render import render_calls
 
@@ -27,7 +28,7 @@ TOOLS = [
     TIME,
 ]
 GOOD = ("get_weather", {"location": "Paris", "unit": "celsius", "days": 3})
-DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
+DIALECTS = list(DIALECT_NAMES)  # the registry's order (toolgram.compiler.dialects)
 
 
 def _wrong_type(fmt: str) -> str:

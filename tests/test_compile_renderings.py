@@ -29,6 +29,7 @@ from jinja2.ext import loopcontrols
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from strategies import engine_results
 from toolgram.compiler.bundle import compile
+from toolgram.compiler.dialects import NAMES as DIALECT_NAMES
 from toolgram.grammars.render import python_literal
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "data" / "templates"  # vendored, see tests/data/SOURCES.md
@@ -59,7 +60,7 @@ TEMPLATES: dict[str, tuple[str, str, str, str, str, bool]] = {
 
 ARGS = [{"location": "Paris", "unit": "celsius"}, {"location": "New York"},
         {"location": "Tokyo", "unit": "fahrenheit"}]
-DIALECTS = ["gbnf", "ebnf", "lark", "structural-tag"]
+DIALECTS = list(DIALECT_NAMES)  # the registry's order (toolgram.compiler.dialects)
 
 
 @pytest.fixture(scope="module")

@@ -39,6 +39,7 @@ from typing import Any
 
 import pytest
 from strategies import engine_results
+from toolgram.compiler.dialects import NAMES as DIALECT_NAMES
 from toolgram.grammars import FORMATS
 from toolgram.runtime.detect import detect_format
 
@@ -224,7 +225,7 @@ TURN_CHOICES = [pytest.param(t, which, choice, marks=() if k == i % 2 else pytes
 def test_grammars_accept_the_turn(template: str, which: str, choice: str) -> None:
     fmt, case, reasoning, parallel = _turn(template, which)
     results = {d: _accepts(fmt, d, choice, reasoning, parallel, case["turn"])
-               for d in ("gbnf", "ebnf", "lark", "structural-tag")}
+               for d in DIALECT_NAMES}
     bad = {d: r for d, r in results.items() if r is not True}
     assert not bad, (reasoning, bad)
 

@@ -50,7 +50,8 @@ assert text.startswith('<call name="get_weather">{"location": "Paris"'), text
 want = [(n, json.dumps(a, ensure_ascii=False)) for n, a in calls]
 out = {"listed": "toy_call" in FORMATS, "text": text, "accepted": {}}
 lark = import_engine("lark")
-for dialect in ("gbnf", "ebnf", "lark", "structural-tag"):
+from toolgram.compiler.dialects import NAMES
+for dialect in NAMES:
     bundle = toolgram.compile("toy_call", tools, dialect=dialect, tool_choice="required")
     if dialect == "gbnf":
         out["accepted"]["llama.cpp"] = import_engine("llamacpp").accepts_gbnf(bundle.grammar, text)[0]

@@ -19,11 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import engine_results, tool
 from toolgram.compiler.bundle import Bundle, compile
+from toolgram.compiler.dialects import NAMES as DIALECT_NAMES
 from toolgram.grammars import get_format
 from toolgram.grammars.render import render_calls
 
 XML_FORMATS = ("seed_oss", "qwen3_coder")
-DIALECTS = ("ebnf", "gbnf", "lark", "structural-tag")
+DIALECTS = list(DIALECT_NAMES)  # the registry's order (toolgram.compiler.dialects)
 
 TOOLS = [
     tool("write", {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"},
