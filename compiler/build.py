@@ -22,7 +22,7 @@ from ..grammars.spec import FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, Nam
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
-from .schema import SchemaContext, Tool
+from .schema import SchemaContext, Tool, arguments_object
 from .values import GEMMA_KEY_RULE, JSON_WS, WS, ValueBuilder, json_literal, length_bounds, object_shape
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
@@ -69,12 +69,8 @@ class GrammarBuilder:
         self, index: int, tool: Tool, member, extra_member
     ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None]:
         """(member, required) pairs for the tool's declared properties, plus the undeclared-member rule."""
-        schema = tool.parameters
         ctx = self._ctx(index, tool)
-        if "$ref" in schema:
-            schema = _deref(schema, ctx, ctx.path)
-            if not isinstance(schema, dict):
-                raise SchemaError("parameters must resolve to an object schema", f"{ctx.path}.$ref")
+        schema = arguments_object(tool.parameters, ctx)
         ctx.check_keywords(schema, ctx.path)
         props, required, extra_allowed = object_shape(schema, ctx, ctx.path)
         members = [(*member(k, sub, f"{ctx.path}.properties.{k}", ctx), k in required) for k, sub in props.items()]
@@ -163,7 +159,7 @@ class GrammarBuilder:
                 lo, hi = kind
                 return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
             if kind == "enum":
-                words = _string_choices(_deref(schema, ctx, path))
+                words = _string_choices(ctx.deref(schema, path))
                 for v in words:
                     if any(stop in v for stop in stops):
                         raise UnsupportedSchemaError(
@@ -191,7 +187,7 @@ class GrammarBuilder:
                 if kind == "json":
                     lead = as_json
                 elif kind == "raw":
-                    target = _deref(schema, ctx, path)
+                    target = ctx.deref(schema, path)
                     if not (isinstance(target, dict) and target.get("type") == "string"):
                         lead = alt(lead, as_json)
             return lead, seq(arg, raw_end if is_raw else Lit(c.param_end))
@@ -458,18 +454,6 @@ def _string_choices(schema: dict[str, Any]) -> list[str]:
     if "const" in schema:
         return [schema["const"]]
     return list(schema["enum"])
-
-
-def _deref(schema: Any, ctx: SchemaContext, path: str) -> Any:
-    """Follow a chain of local ``$ref`` (the XML spelling is decided by the target schema)."""
-    seen: set[str] = set()
-    while isinstance(schema, dict) and "$ref" in schema:
-        ref = schema["$ref"]
-        if ref in seen:
-            raise SchemaError(f"$ref cycle through {ref!r}", path)
-        seen.add(ref)
-        schema, _ = ctx.resolve(ref, path)
-    return schema
 
 
 def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = frozenset()) -> Any:

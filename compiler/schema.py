@@ -84,9 +84,28 @@ UNSUPPORTED = frozenset(
     }
 )
 TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
+#: Non-standard type names seen in tool schemas and the JSON Schema type each means (vLLM's reading,
+#: FORMATS.md section 0.4): the parsers type values by it; the compiler names it in its error.
+TYPE_ALIASES = {
+    "string": "string", "str": "string", "text": "string", "varchar": "string", "char": "string",
+    "enum": "string",
+    "integer": "integer", "int": "integer", "long": "integer", "short": "integer",
+    "unsigned": "integer",
+    "number": "number", "float": "number", "double": "number", "num": "number",
+    "boolean": "boolean", "bool": "boolean", "binary": "boolean",
+    "object": "object", "dict": "object",
+    "array": "array", "arr": "array", "list": "array", "sequence": "array", "tuple": "array",
+    "null": "null",
+}  # fmt: skip
 #: Deepest nesting of a tool's ``parameters`` document, counted in JSON objects and arrays
 #: (``{"properties": {"a": {...}}}`` is two levels per schema level).
 MAX_SCHEMA_DEPTH = 128
+
+
+def type_hint(name: Any) -> str:
+    """`` (did you mean 'integer'?)`` for a non-standard type name the parsers would read, else ``""``."""
+    meant = TYPE_ALIASES.get(str(name).lower())
+    return f" (did you mean {meant!r}?)" if meant and meant != name else ""
 
 
 def _bad_char(text: str) -> str | None:
@@ -125,6 +144,22 @@ class Tool:
     strict: bool = True
     description: str = ""
 
+    def reading_schema(self) -> dict[str, Any]:
+        """``parameters`` as the parsers read them: the arguments object's keywords
+        (:func:`arguments_object`: ``properties``, ``required`` ...) in place of a top-level ``$ref``
+        or ``allOf``, every other key kept, so local ``$ref`` inside resolve as before.  A schema
+        the compiler would reject is read as written."""
+        params = self.parameters
+        if "$ref" not in params and "allOf" not in params:
+            return params
+        try:
+            obj = arguments_object(params, SchemaContext(root=params, path="$", permissive=True))
+        except (SchemaError, UnsupportedSchemaError):
+            return params
+        view = {k: v for k, v in params.items() if k not in ("$ref", "allOf")}
+        view.update(obj)
+        return view
+
 
 @dataclass
 class SchemaContext:
@@ -154,6 +189,17 @@ class SchemaContext:
             pointer += f".{part}"
         return node, pointer
 
+    def deref(self, schema: Any, path: str) -> Any:
+        """Follow a chain of local ``$ref`` to the schema it names."""
+        seen: set[str] = set()
+        while isinstance(schema, dict) and "$ref" in schema:
+            ref = schema["$ref"]
+            if ref in seen:
+                raise SchemaError(f"$ref cycle through {ref!r}", path)
+            seen.add(ref)
+            schema, _ = self.resolve(ref, path)
+        return schema
+
     def unsupported(self, keyword: str, path: str) -> None:
         """Reject ``keyword``, or record it as relaxed when permissive."""
         if not self.permissive:
@@ -171,7 +217,50 @@ class SchemaContext:
         t = schema.get("type")
         for one in t if isinstance(t, list) else ([t] if t is not None else []):
             if one not in TYPES:
-                raise SchemaError(f"unrecognized type {one!r}", f"{path}.type")
+                raise SchemaError(f"unrecognized type {one!r}{type_hint(one)}", f"{path}.type")
+
+
+def merge_all_of(schema: dict[str, Any], path: str) -> dict[str, Any]:
+    """Merge ``allOf`` branches of objects (properties, required) -- llama.cpp's reading."""
+    merged = {k: v for k, v in schema.items() if k != "allOf"}
+    branches = schema["allOf"]
+    if not isinstance(branches, list) or not branches:
+        raise SchemaError("allOf must be a non-empty array", f"{path}.allOf")
+    for key, kind in (("properties", dict), ("required", list)):
+        if key in merged and not isinstance(merged[key], kind):
+            raise SchemaError(f"{key} must be an {'object' if kind is dict else 'array'}", f"{path}.{key}")
+    for i, branch in enumerate(branches):
+        if not isinstance(branch, dict) or "$ref" in branch or "anyOf" in branch or "oneOf" in branch:
+            raise UnsupportedSchemaError("allOf is supported only over plain object schemas", f"{path}.allOf[{i}]")
+        for k, v in branch.items():
+            if k == "properties":
+                if not isinstance(v, dict):
+                    raise SchemaError("properties must be an object mapping names to schemas",
+                                      f"{path}.allOf[{i}].properties")
+                merged.setdefault("properties", {})
+                merged["properties"] = {**merged["properties"], **v}
+            elif k == "required":
+                if not isinstance(v, list) or not all(isinstance(r, str) for r in v):
+                    raise SchemaError("required must be an array of property names", f"{path}.allOf[{i}].required")
+                merged["required"] = list(dict.fromkeys([*merged.get("required", []), *v]))
+            elif k in merged and merged[k] != v:
+                raise UnsupportedSchemaError(f"allOf branches disagree on {k!r}", f"{path}.allOf[{i}].{k}")
+            else:
+                merged[k] = v
+    return merged
+
+
+def arguments_object(params: dict[str, Any], ctx: SchemaContext) -> dict[str, Any]:
+    """The object schema a tool's ``parameters`` describe: a chain of local ``$ref`` followed and
+    ``allOf`` branches merged.  The one reading of a tool's arguments: the compiler writes its
+    members from it, the parsers type their values with it (:meth:`Tool.reading_schema`)."""
+    schema = ctx.deref(params, ctx.path)
+    if not isinstance(schema, dict):
+        raise SchemaError("parameters must resolve to an object schema", f"{ctx.path}.$ref")
+    if "allOf" in schema:
+        ctx.check_keywords(schema, ctx.path)
+        schema = merge_all_of(schema, ctx.path)
+    return schema
 
 
 def load_tools(tools: Any) -> list[Tool]:

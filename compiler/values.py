@@ -16,7 +16,7 @@ from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
 from .regex import json_char, pattern_to_ir, python_char, raw_char
-from .schema import ANNOTATIONS, TYPES, SchemaContext
+from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, type_hint
 
 Syntax = Literal["json", "python", "gemma"]
 
@@ -316,7 +316,7 @@ class ValueBuilder:
         if "$ref" in schema:
             return self._ref(schema, path)
         if "allOf" in schema:
-            return self.value(_merge_all_of(schema, path), path, hint)
+            return self.value(merge_all_of(schema, path), path, hint)
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 outer = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
@@ -349,7 +349,7 @@ class ValueBuilder:
             if types is None:
                 return self.any_value()
         if types not in TYPES:
-            raise SchemaError(f"unrecognized type {types!r}", f"{path}.type")
+            raise SchemaError(f"unrecognized type {types!r}{type_hint(types)}", f"{path}.type")
         return getattr(self, f"_t_{types}")(schema, path, hint)
 
     def _ref(self, schema: dict[str, Any], path: str) -> Expr:
@@ -564,36 +564,6 @@ def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | No
         cand = math.ceil(v) - 1
         hi = cand if hi is None else min(hi, cand)
     return lo, hi
-
-
-def _merge_all_of(schema: dict[str, Any], path: str) -> dict[str, Any]:
-    """Merge ``allOf`` branches of objects (properties, required) -- llama.cpp's reading."""
-    merged = {k: v for k, v in schema.items() if k != "allOf"}
-    branches = schema["allOf"]
-    if not isinstance(branches, list) or not branches:
-        raise SchemaError("allOf must be a non-empty array", f"{path}.allOf")
-    for key, kind in (("properties", dict), ("required", list)):
-        if key in merged and not isinstance(merged[key], kind):
-            raise SchemaError(f"{key} must be an {'object' if kind is dict else 'array'}", f"{path}.{key}")
-    for i, branch in enumerate(branches):
-        if not isinstance(branch, dict) or "$ref" in branch or "anyOf" in branch or "oneOf" in branch:
-            raise UnsupportedSchemaError("allOf is supported only over plain object schemas", f"{path}.allOf[{i}]")
-        for k, v in branch.items():
-            if k == "properties":
-                if not isinstance(v, dict):
-                    raise SchemaError("properties must be an object mapping names to schemas",
-                                      f"{path}.allOf[{i}].properties")
-                merged.setdefault("properties", {})
-                merged["properties"] = {**merged["properties"], **v}
-            elif k == "required":
-                if not isinstance(v, list) or not all(isinstance(r, str) for r in v):
-                    raise SchemaError("required must be an array of property names", f"{path}.allOf[{i}].required")
-                merged["required"] = list(dict.fromkeys([*merged.get("required", []), *v]))
-            elif k in merged and merged[k] != v:
-                raise UnsupportedSchemaError(f"allOf branches disagree on {k!r}", f"{path}.allOf[{i}].{k}")
-            else:
-                merged[k] = v
-    return merged
 
 
 def count(schema: dict[str, Any], key: str, path: str, limit: int) -> int | None:

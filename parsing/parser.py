@@ -36,7 +36,7 @@ def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: boo
         enabled = False  # no tools at all: nothing can be a call
         opts = resolve(spec, tool_list, tool_choice="none", parallel_tool_calls=parallel_tool_calls,
                        reasoning=reasoning, allowed_tools=None, max_tool_calls=max_tool_calls)
-    callable_tools = {t.name: t.parameters for t in opts.tools} if opts.choice != "none" else {}
+    callable_tools = {t.name: t.reading_schema() for t in opts.tools} if opts.choice != "none" else {}
     return Scanner(
         spec,
         callable_tools,

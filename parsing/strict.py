@@ -168,7 +168,7 @@ def parse_strict(
             reasoning_parts.append(_span(node, text))
         elif tag[0] == "call":
             tool = tool_list[tag[1]]
-            args = _read_call(node, text, meta, tool.parameters, spec_values, diags, spec.call, not tool.strict)
+            args = _read_call(node, text, meta, tool.reading_schema(), spec_values, diags, spec.call, not tool.strict)
             calls.append((tool.name, str(args) if isinstance(args, Raw) else dumps_arguments(args)))
     return _message("".join(content), "".join(reasoning_parts), calls, diags)
 

@@ -22,6 +22,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from ..compiler.schema import TYPE_ALIASES
 from ..errors import ToolgramError
 from ..grammars.syntax import gemma_text
 from .diagnostics import Diagnostic
@@ -50,18 +51,6 @@ _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _NON_FINITE_CONSTANTS = ("NaN", "Infinity", "-Infinity")
 
-# Non-standard type names seen in tool schemas, mapped as vLLM does (FORMATS.md section 0.4).
-_TYPE_ALIASES = {
-    "string": "string", "str": "string", "text": "string", "varchar": "string", "char": "string",
-    "enum": "string",
-    "integer": "integer", "int": "integer", "long": "integer", "short": "integer",
-    "unsigned": "integer",
-    "number": "number", "float": "number", "double": "number", "num": "number",
-    "boolean": "boolean", "bool": "boolean", "binary": "boolean",
-    "object": "object", "dict": "object",
-    "array": "array", "arr": "array", "list": "array", "sequence": "array", "tuple": "array",
-    "null": "null",
-}  # fmt: skip
 
 
 class JSONValueError(ValueError):
@@ -241,7 +230,7 @@ def schema_types(schema: Any, root: dict[str, Any] | None = None, _depth: int = 
         names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
         mapped: set[str] | None = set()
         for name in names:
-            alias = _TYPE_ALIASES.get(str(name).lower())
+            alias = TYPE_ALIASES.get(str(name).lower())
             if alias is None or mapped is None:
                 mapped = None
                 break
