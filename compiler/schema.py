@@ -161,6 +161,23 @@ class Tool:
         return view
 
 
+def follow_pointer(root: Any, ref: str) -> tuple[Any, list[str]] | None:
+    """The node a local ``$ref`` (``#``, ``#/$defs/x``, any JSON pointer) names in ``root``, with the
+    pointer's unescaped parts; None when it does not resolve.  Compile and parse both resolve here."""
+    if not ref.startswith("#"):
+        return None
+    node: Any = root
+    parts = [raw.replace("~1", "/").replace("~0", "~") for raw in ref[1:].split("/") if raw]
+    for part in parts:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node, parts
+
+
 @dataclass
 class SchemaContext:
     """Where schemas are resolved and how unsupported keywords are treated."""
@@ -176,18 +193,11 @@ class SchemaContext:
             raise SchemaError("$ref must be a string", path)
         if not ref.startswith("#"):
             raise UnsupportedSchemaError(f"only local $ref ('#/...') is supported, got {ref!r}", path)
-        node: Any = self.root
-        pointer = self.path
-        for raw in [p for p in ref[1:].split("/") if p]:
-            part = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                raise SchemaError(f"$ref {ref!r} does not resolve", path)
-            pointer += f".{part}"
-        return node, pointer
+        found = follow_pointer(self.root, ref)
+        if found is None:
+            raise SchemaError(f"$ref {ref!r} does not resolve", path)
+        node, parts = found
+        return node, self.path + "".join(f".{p}" for p in parts)
 
     def deref(self, schema: Any, path: str) -> Any:
         """Follow a chain of local ``$ref`` to the schema it names."""

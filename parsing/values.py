@@ -22,7 +22,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ..compiler.schema import TYPE_ALIASES
+from ..compiler.schema import TYPE_ALIASES, follow_pointer
 from ..errors import ToolgramError
 from ..grammars.syntax import gemma_text
 from .diagnostics import Diagnostic
@@ -175,16 +175,10 @@ def resolve_ref(schema: Any, root: dict[str, Any] | None) -> Any:
         if ref in seen or root is None or not ref.startswith("#"):
             return {}
         seen.add(ref)
-        target: Any = root
-        for part in ref[1:].split("/")[1:]:
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(target, dict) and part in target:
-                target = target[part]
-            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
-                target = target[int(part)]
-            else:
-                return {}
-        schema = target
+        found = follow_pointer(root, ref)
+        if found is None:
+            return {}
+        schema = found[0]
     return schema
 
 
