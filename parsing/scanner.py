@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..grammars.spec import CallId, FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, XmlCall
@@ -151,8 +152,9 @@ class Scanner:
         self.buf = ""
         self.pos = 0
         self.final = False
-        self.state = "reasoning" if (self.r is not None and reasoning == "forced") else (
-            "list_start" if self.name_first else "text")
+        self.step: Callable[[], bool | None] = (
+            self._s_reasoning if (self.r is not None and reasoning == "forced")
+            else self._s_list_start if self.name_first else self._s_text)
         self.sub: dict[str, Any] = {}
         self.out: list[dict[str, Any]] = []
         self.content: list[str] = []
@@ -196,7 +198,7 @@ class Scanner:
         buf += chunk
         self.buf = buf
         del buf
-        if self.state == "text" and self.pos == start and not self.text_re.search(chunk):
+        if self.step == self._s_text and self.pos == start and not self.text_re.search(chunk):
             self._text("content", chunk, start)  # what _s_text does with plain text, minus the driver
             self.pos = len(self.buf)
         else:
@@ -336,11 +338,10 @@ class Scanner:
     # -- driver ---------------------------------------------------------------------------------------
     def _run(self) -> None:
         while True:
-            before = (self.pos, self.state)
-            step = getattr(self, "_s_" + self.state)
+            pos, step = self.pos, self.step
             if step() is False:
                 return
-            if (self.pos, self.state) == before:
+            if self.pos == pos and self.step == step:
                 return
 
     def _ws_from(self, q: int) -> int:
@@ -402,13 +403,13 @@ class Scanner:
         q, n = self._ws_from(self.pos), len(self.buf)
         if q >= n and not self.final:
             return False
-        self.state = "text"
+        self.step = self._s_text
         if q >= n or not self.calls_enabled:
             return True
         if self.r is not None:
             res = self._peek(self.r.open, q)
             if res == _WAIT:
-                self.state = "list_start"
+                self.step = self._s_list_start
                 return False
             if res is True:
                 return True  # reasoning first: the text state reads it
@@ -416,14 +417,14 @@ class Scanner:
         if prefix:
             res = self._peek(prefix, q)
             if res == _WAIT:
-                self.state = "list_start"
+                self.step = self._s_list_start
                 return False
             if res is True:
                 self.pos = q + len(prefix)  # the text recipient line: not part of the content
                 return True
         head = self._head(q, "list")
         if head == _WAIT:
-            self.state = "list_start"
+            self.step = self._s_list_start
             return False
         if head is None:
             return True
@@ -432,7 +433,7 @@ class Scanner:
         # (the text recipient ``all``, a word) is plain text
         r = self._skip_ws_at(end)
         if r == _WAIT:
-            self.state = "list_start"
+            self.step = self._s_list_start
             return False
         if r == _FAIL or not buf.startswith("{", r):  # type: ignore[arg-type]
             return True
@@ -456,7 +457,7 @@ class Scanner:
             res = self._peek(self.r.open)
             if res is True:
                 self.pos = p + len(self.r.open)
-                self.state = "reasoning"
+                self.step = self._s_reasoning
                 return True
             if res == _WAIT:
                 return _WAIT
@@ -770,14 +771,14 @@ class Scanner:
                 self.pos = end
             if self.final and self.pos >= len(buf):
                 self._diag("unclosed_reasoning", "the reasoning block is not closed", len(buf))
-                self.state = "done_text"
+                self.step = self._s_done_text
             return False
         self._text("reasoning_content", buf[self.pos:best])
         if which == r.close:
             self.pos = best + len(r.close)
         else:
             self.pos = best
-        self.state = "text"
+        self.step = self._s_text
         return True
 
     def _s_done_text(self) -> bool:
@@ -800,18 +801,18 @@ class Scanner:
                                          "function": {"name": name, "arguments": "{"}}]})
         c = self.spec.call
         if isinstance(c, XmlCall):
-            self.state = "xml_params"
+            self.step = self._s_xml_params
         elif isinstance(c, JsonCall):
-            self.state = "json_env"
+            self.step = self._s_json_env
             self.sub = {"step": 0}
         elif isinstance(c, NamedJsonCall):
-            self.state = "named_args"
+            self.step = self._s_named_args
             self.sub = {}
         elif isinstance(c, GemmaCall):
-            self.state = "gemma_args"
+            self.step = self._s_gemma_args
             self.sub = {}
         else:
-            self.state = "py_args"
+            self.step = self._s_py_args
             self.sub = {}
 
     def _close_args(self) -> None:
@@ -823,7 +824,7 @@ class Scanner:
     def _end_call(self, ok: bool = True) -> None:
         """The call's arguments are closed; read its closing tags."""
         self._close_args()
-        self.state = "after_call"
+        self.step = self._s_after_call
 
     def _bad_call(self, what: str) -> None:
         """A committed call met unexpected text: it ends here with its arguments as received so far
@@ -836,7 +837,7 @@ class Scanner:
         self.call = None
         self.seen_call_end = True
         self.in_list = False
-        self.state = "text"
+        self.step = self._s_text
 
     def _member_key(self, key: str) -> bool:
         """Start a member; False when the key is a duplicate (its value is then skipped)."""
@@ -877,7 +878,7 @@ class Scanner:
                 if lit == fo_close:
                     self._end_call()
                 else:
-                    self.state = "xml_key"
+                    self.step = self._s_xml_key
                     self.sub = {"start": self.pos}
                 return True
         self._bad_call("expected a parameter or the end of the function")
@@ -908,7 +909,7 @@ class Scanner:
         stream = keep and types == frozenset({"string"})
         self.sub = {"key": key, "keep": keep, "schema": schema, "stream": stream, "start": None, "emitted": None,
                     "search": None, "cand": None, "cscan": None, "parts": []}
-        self.state = "xml_value"
+        self.step = self._s_xml_value
         if stream:
             self._args(self._member_prefix(key) + '"')
         return True
@@ -1001,7 +1002,7 @@ class Scanner:
         elif s["keep"]:
             self._xml_typed("".join(s["parts"]) + buf[s["start"]:end])
         self.pos = i + len(self.x_end_tag)
-        self.state = "xml_params"
+        self.step = self._s_xml_params
         self.sub = {}
         return True
 
@@ -1045,7 +1046,7 @@ class Scanner:
                 self._bad_call("expected the arguments object")
                 return True
             self.sub["step"] += 1
-        self.state = "json_member"
+        self.step = self._s_json_member
         self.sub = {"first": True}
         return True
 
@@ -1057,7 +1058,7 @@ class Scanner:
         if ch == "}":
             self.pos += 1
             self._close_args()
-            self.state = "named_end" if isinstance(self.spec.call, NamedJsonCall) else "json_env_close"
+            self.step = self._s_named_end if isinstance(self.spec.call, NamedJsonCall) else self._s_json_env_close
             return True
         if not self.sub.get("first"):
             if ch != ",":
@@ -1100,10 +1101,10 @@ class Scanner:
         if buf[q] == '"' and keep:
             self._args(self._member_prefix(key) + '"')
             self.sub.update(stream=True, emitted=q + 1, scan=q + 1, esc=[])
-            self.state = "json_string"
+            self.step = self._s_json_string
         else:
             self.sub.update(scan=q, depth=0, instr=False)
-            self.state = "json_value"
+            self.step = self._s_json_value
         return True
 
     def _s_json_string(self) -> bool | None:
@@ -1135,7 +1136,7 @@ class Scanner:
         self._json_emit(s["emitted"], i)
         self._args('"')
         self.pos = i + 1
-        self.state = "json_member"
+        self.step = self._s_json_member
         self.sub = {"first": False}
         return True
 
@@ -1177,7 +1178,7 @@ class Scanner:
         self.diagnostics.extend(diags)
         if s["keep"]:
             self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
-        self.state = "json_member"
+        self.step = self._s_json_member
         self.sub = {"first": False}
         return True
 
@@ -1211,7 +1212,7 @@ class Scanner:
             self._bad_call("expected the arguments object")
             return True
         self.pos += 1
-        self.state = "json_member"
+        self.step = self._s_json_member
         self.sub = {"first": True}
         return True
 
@@ -1229,7 +1230,7 @@ class Scanner:
                 self.pos = q + len(end)
             else:
                 self._diag("missing_close", f"{end!r} is missing after a call", q)
-        self.state = "header_end" if isinstance(self.spec.call, HeaderJsonCall) else "after_call"
+        self.step = self._s_header_end if isinstance(self.spec.call, HeaderJsonCall) else self._s_after_call
         return True
 
     def _s_header_end(self) -> bool | None:
@@ -1244,7 +1245,7 @@ class Scanner:
             if res is True:
                 self.pos = q + len(c.read_end)
         if self.scope_close or self.in_section or self.in_list:
-            self.state = "after_call"
+            self.step = self._s_after_call
         else:
             self._after_done()  # nothing to close: the whitespace opening the next header stays
         return True
@@ -1274,7 +1275,7 @@ class Scanner:
             self._diag("invalid_call", "the call object is not closed", self.pos)
         else:
             self._diag("invalid_call", "the call object is not closed", self.pos)
-        self.state = "after_call"
+        self.step = self._s_after_call
         return True
 
     # Python --------------------------------------------------------------------------------------------
@@ -1332,10 +1333,10 @@ class Scanner:
         if quote in ("'", '"') and keep and buf[q:q + 3] != quote * 3:
             self._args(self._member_prefix(key) + '"')
             self.sub.update(stream=True, quote=quote, emitted=q + 1, scan=q + 1, esc=[])
-            self.state = "py_string"
+            self.step = self._s_py_string
         else:
             self.sub.update(scan=q, depth=0, instr=False)
-            self.state = "py_value"
+            self.step = self._s_py_value
         return True
 
     def _s_py_string(self) -> bool | None:
@@ -1371,7 +1372,7 @@ class Scanner:
         self._py_emit(s["emitted"], i)
         self._args('"')
         self.pos = i + 1
-        self.state = "py_args"
+        self.step = self._s_py_args
         return True
 
     def _py_emit(self, a: int, b: int) -> None:
@@ -1412,7 +1413,7 @@ class Scanner:
         self.diagnostics.extend(diags)
         if s["keep"]:
             self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
-        self.state = "py_args"
+        self.step = self._s_py_args
         return True
 
     # Gemma 4 ------------------------------------------------------------------------------------------
@@ -1507,11 +1508,11 @@ class Scanner:
         if keep and buf.startswith(_GQ, q):
             self._args(self._member_prefix(key) + '"')
             self.sub = {"key": key, "keep": keep, "stream": True, "emitted": q + len(_GQ), "scan": q + len(_GQ)}
-            self.state = "gemma_string"
+            self.step = self._s_gemma_string
         else:
             self.sub = {"key": key, "keep": keep, "start": q, "at": q + self.base, "parts": [], "scan": q,
                         "depth": 0, "instr": False}
-            self.state = "gemma_value"
+            self.step = self._s_gemma_value
         return True
 
     def _s_gemma_string(self) -> bool | None:
@@ -1534,7 +1535,7 @@ class Scanner:
         self._gemma_emit(j)
         self._args('"')
         self.pos = j + len(_GQ)
-        self.state = "gemma_args"
+        self.step = self._s_gemma_args
         self.sub = {}
         return True
 
@@ -1605,7 +1606,7 @@ class Scanner:
         self.diagnostics.extend(diags)
         if s["keep"]:
             self._args(self._member_prefix(s["key"]) + dumps_arguments(value))
-        self.state = "gemma_args"
+        self.step = self._s_gemma_args
         self.sub = {}
         return True
 
@@ -1626,11 +1627,11 @@ class Scanner:
             elif not self.bare:
                 self._diag("missing_close", f"{lit!r} is missing after a call", q)
         if self.in_section:
-            self.state = "section_next"
+            self.step = self._s_section_next
             self.call = None
             return True
         if self.in_list:
-            self.state = "list_next"
+            self.step = self._s_list_next
             self.call = None
             return True
         self._after_done()
@@ -1639,7 +1640,7 @@ class Scanner:
     def _after_done(self) -> None:
         self.call = None
         self.seen_call_end = True
-        self.state = "text"
+        self.step = self._s_text
         self.in_list = False
         self.in_section = False
 
@@ -1769,18 +1770,18 @@ class Scanner:
         gets no closing quote and the object no closing brace, so the text is not valid JSON."""
         call = self.call
         assert call is not None
-        state, s = self.state, self.sub
+        step, s = self.step, self.sub
         if not call.done:
             if s.get("keep") and s.get("start") is not None and (
-                    state in ("json_value", "py_value", "gemma_value")
-                    or (state == "xml_value" and not s.get("stream"))):
+                    step in (self._s_json_value, self._s_py_value, self._s_gemma_value)
+                    or (step == self._s_xml_value and not s.get("stream"))):
                 raw = "".join(s["parts"]) + self.buf[s["start"]:]
                 self._args(self._member_prefix(s["key"]) + raw)
             call.done = True
             self.truncated = True
             self._diag("truncated_call", f"call {call.name!r} was cut off; its arguments are kept as received",
                        len(self.buf))
-        elif state in ("json_env_close", "named_end"):
+        elif step in (self._s_json_env_close, self._s_named_end):
             # the arguments are complete but the call object never closed: the output was cut off
             self.truncated = True
             self._diag("truncated_call", f"call {call.name!r} was cut off after its arguments", len(self.buf))
