@@ -1,11 +1,14 @@
 """The character-incremental scanner behind lenient parsing and streaming (SPEC section 4).
 
 It is generated from a :class:`~toolgram.grammars.spec.FormatSpec`: the scope tags, wrappers,
-separators, call syntax (XML / JSON / Python) and reasoning tags all come from the description,
-so no format id is ever tested here.  The scanner keeps the whole input in one buffer and a
-cursor; every step consumes input or stops to wait for more, and the only look-ahead it holds
-back is bounded (a tag prefix, a call head up to its tool name, an unfinished escape), so
-feeding the text in any chunking costs linear time and produces the same final message.
+separators, call syntax (XML / JSON / Python ...) and reasoning tags all come from the description,
+so no format id is ever tested here.  This core reads free text, reasoning, the calls' scope
+(sections, wrappers, lists) and commits a call at its head; the call's syntax is read by its reader
+(:mod:`.readers`, one per call syntax), which installs its own steps as :attr:`Scanner.step`.
+The scanner keeps the whole input in one buffer and a cursor; every step consumes input or stops
+to wait for more, and the only look-ahead it holds back is bounded (a tag prefix, a call head up
+to its tool name, an unfinished escape), so feeding the text in any chunking costs linear time
+and produces the same final message.
 Whole-output lenient parsing is this scanner fed the whole text at once.
 """
 
@@ -270,10 +273,13 @@ class Scanner:
         (self.content if kind == "content" else self.reasoning_parts).append(emit)
         self.out.append({kind: emit})
 
+    # -- the interface of the readers (readers._common.Core) -----------------------------------------
     def diag(self, code: str, message: str, offset: int | None) -> None:
+        """Report a diagnostic at buffer index ``offset`` (None: the whole output)."""
         self.diagnostics.append(Diagnostic(code, message, None if offset is None else offset + self.base))
 
     def args(self, text: str) -> None:
+        """Emit a piece of the open call's ``arguments``."""
         call = self.call
         assert call is not None
         if not text:
@@ -283,6 +289,7 @@ class Scanner:
 
     # -- driver ---------------------------------------------------------------------------------------
     def _run(self) -> None:
+        """Run the current step until it waits for input or makes no progress."""
         while True:
             pos, step = self.pos, self.step
             if step() is False:
@@ -398,7 +405,7 @@ class Scanner:
 
     def _opener(self) -> bool | str:
         """At a candidate character in free text: start reasoning or a call, or not (False)."""
-        buf, p = self.buf, self.pos
+        p = self.pos
         if self.r is not None and self._at_start() and not self.reasoning_parts:
             res = self.peek(self.r.open)
             if res is True:
@@ -409,7 +416,6 @@ class Scanner:
                 return WAIT
         if not self.calls_enabled:
             return False
-        waiting = False
         for lit, kind in self.openers:
             res = self.peek(lit)
             if res == WAIT:
@@ -438,11 +444,10 @@ class Scanner:
             self.pos = end
             self._commit(name)
             return True
-        _ = buf
-        return WAIT if waiting else False
+        return False
 
     def _pre_call_content_checks(self, kind: str, p: int) -> None:
-        if kind in ("list",) and self.spec.scope.anchored and self.started["content"] and not self.calls:
+        if kind == "list" and self.spec.scope.anchored and self.started["content"] and not self.calls:
             self.diag("calls_after_text", "a call list after free text (the format anchors calls at the start)", p)
         if kind == "bare":
             self.diag("missing_scope", "a call without its scope tag", p)
@@ -451,6 +456,7 @@ class Scanner:
         self.pending_ws["content"] = []  # whitespace before a call is dropped
 
     def peek(self, lit: str, at: int | None = None) -> bool | str:
+        """``lit`` at ``at`` (default: the cursor), not consumed: True, False or WAIT (not at the end of input)."""
         p = self.pos if at is None else at
         avail = self.buf[p:p + len(lit)]
         if avail == lit:
@@ -460,6 +466,7 @@ class Scanner:
         return False
 
     def skip_ws_at(self, q: int) -> int | str:
+        """The index after at most ``_MAX_WS`` whitespace at ``q``; WAIT, or FAIL (too much, or the end)."""
         n = len(self.buf)
         start = q
         while q < n and self.buf[q] in WS:
@@ -538,13 +545,15 @@ class Scanner:
         return True
 
     def _s_done_text(self) -> bool:
+        """The end of input inside the reasoning: nothing more to read."""
         return False
 
     # -- calls ------------------------------------------------------------------------------------------
     def _commit(self, name: str) -> None:
+        """A call of ``name`` starts at its head's end: announce it, then its reader reads on."""
         if self.calls and not self.parallel and len(self.calls) == 1:
             self.diag("parallel_calls", "more than one call while parallel tool calls are off; all are kept",
-                       self.pos)
+                      self.pos)
         elif self.parallel and self.max_calls is not None and len(self.calls) >= self.max_calls \
                 and not self._too_many:
             self._too_many = True
@@ -558,6 +567,7 @@ class Scanner:
         self.reader.start()
 
     def close_args(self) -> None:
+        """Close the call's ``arguments`` object."""
         call = self.call
         assert call is not None
         self.args("}")
@@ -596,11 +606,13 @@ class Scanner:
         return True
 
     def member_prefix(self, key: str) -> str:
+        """The ``arguments`` text that opens the member ``key`` (after the separator, if one is due)."""
         call = self.call
         assert call is not None
         sep = ", " if len(call.keys) > 1 else ""
         return sep + json.dumps(key, ensure_ascii=False) + ": "
 
+    # -- after a call ----------------------------------------------------------------------------------
     def _s_after_call(self) -> bool | None:
         """Read the call's scope close (block formats), then go on with the list or free text."""
         sc = self.spec.scope
@@ -628,6 +640,7 @@ class Scanner:
         return True
 
     def after_done(self) -> None:
+        """The calls end here: back to free text."""
         self.call = None
         self.seen_call_end = True
         self.step = self._s_text

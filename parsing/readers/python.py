@@ -139,7 +139,7 @@ class PythonReader(Reader):
         if quote in ("'", '"') and q + 2 >= n and not core.final:
             return False  # is it a triple quote?
         core.pos = q
-        keep = core.member_key(key) and key not in ("",)
+        keep = core.member_key(key)
         if quote in ("'", '"') and keep and buf[q:q + 3] != quote * 3:
             core.args(core.member_prefix(key) + '"')
             self.st = _String(quote, q + 1, q + 1)
