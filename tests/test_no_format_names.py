@@ -19,7 +19,7 @@ from toolgram.grammars import FORMATS
 ROOT = Path(__file__).resolve().parents[1]
 CODE = sorted(
     [*ROOT.glob("compiler/**/*.py"), *ROOT.glob("toolgram/commands/*.py"), ROOT / "toolgram" / "cli.py",
-     *ROOT.glob("parsing/*.py"), ROOT / "grammars" / "render.py",
+     *ROOT.glob("parsing/**/*.py"), ROOT / "grammars" / "render.py",
      *(ROOT / "runtime" / f"{m}.py" for m in ("detect", "prompts"))]
 )
 

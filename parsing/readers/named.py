@@ -1,0 +1,202 @@
+"""The reader of calls whose name stands as text before a JSON arguments object
+(:class:`~toolgram.grammars.spec.NamedJsonCall`, and :class:`~toolgram.grammars.spec.HeaderJsonCall`,
+a name in a message header)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...grammars.spec import CallId, HeaderJsonCall, NamedJsonCall
+from ._common import IDENT_RE, WAIT, WS, Core, Head, State
+from .json import JsonArgsReader
+
+_CALL_ID_RE = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+
+
+@dataclass(slots=True)
+class _Counter(State):
+    """The call counter after the name: ``digits`` read, ``done`` its closing text read too."""
+
+    digits: bool = False
+    done: bool = False
+
+
+class NamedReader(JsonArgsReader):
+    """``head`` N ``name_end`` (a call id, a call counter) ``{...}`` ``end``; in a message header:
+    the longest tool name, header text up to ``body_open``, and the stop token after the arguments."""
+
+    def __init__(self, core: Core, c: NamedJsonCall) -> None:
+        super().__init__(core)
+        self.c = c
+        self.after_args = self._end
+
+    def head(self, q: int, bare: bool) -> Head:
+        c = self.c
+        if isinstance(c, HeaderJsonCall):
+            return self._header_head(q, c)
+        return self._named_head(q, c)
+
+    def _header_head(self, q: int, c: HeaderJsonCall) -> Head:
+        """A name in a message header: the longest tool name at ``q`` (models glue the content type
+        to it: ``functions.Njson``), then any header text up to ``body_open`` (bounded)."""
+        core = self.core
+        buf = core.buf
+        limit = q + core.max_name + c.header_max + len(c.body_open)
+        end = buf.find(c.body_open, q, limit)
+        if end < 0:
+            if len(buf) < limit and not core.final:
+                return WAIT
+            return None
+        header = buf[q:end]
+        known = [n for n in (*core.tools, *core.all_names) if header.startswith(n)]
+        if known:
+            name = max(known, key=len)
+        else:
+            m = IDENT_RE.match(header)
+            if not m:
+                return None
+            name = m.group()
+        return name, end + len(c.body_open)
+
+    def _named_head(self, q: int, c: NamedJsonCall) -> Head:
+        """``head`` N ``name_end``: the name is the text before ``name_end`` (bounded by the longest
+        tool name); a call id (``c.call_id``) stands before the name or between it and ``name_end``."""
+        core = self.core
+        if c.head:
+            res = core.peek(c.head, q)
+            if res is not True:
+                return WAIT if res == WAIT else None
+            q += len(c.head)
+        cid = c.call_id
+        if cid is not None and cid.before_name:
+            got = self._call_id_at(q, cid, cid.close or c.name_end, cid.optional)
+            if got is None or got == WAIT:
+                return got
+            assert isinstance(got, int)
+            q = got
+        stops = [c.name_end] if c.name_end else []
+        if cid is not None and not cid.before_name:
+            stops.append(cid.open or cid.close)
+        longest = max(map(len, stops), default=0)
+        buf = core.buf
+        limit = q + core.max_name + longest
+        found = [(i, s) for s in stops if (i := buf.find(s, q, limit)) >= 0]
+        if not found:
+            if len(buf) < limit and not core.final:
+                return WAIT
+            return None
+        end, stop = min(found)
+        name = buf[q:end]
+        if not name or any(ch in WS or ch == "<" for ch in name):
+            return None
+        if stop == c.name_end:
+            return name, end + len(c.name_end)
+        assert cid is not None
+        r = self._call_id_at(end, cid, cid.close or c.name_end, False)
+        if r is None or r == WAIT:
+            return r
+        assert isinstance(r, int)
+        res = core.peek(c.name_end, r)
+        if res is not True:
+            return WAIT if res == WAIT else None
+        return name, r + len(c.name_end)
+
+    def _call_id_at(self, q: int, cid: CallId, stop: str, optional: bool) -> int | str | None:
+        """Past ``cid.open`` ID ``cid.close`` at ``q`` (the id ends where ``stop`` begins): the index
+        after it, WAIT, or None. An optional id that is not there leaves ``q`` as it is."""
+        core = self.core
+        if cid.open:
+            res = core.peek(cid.open, q)
+            if res == WAIT:
+                return WAIT
+            if res is False:
+                return q if optional else None
+            q += len(cid.open)
+        limit = q + 64 + len(stop)
+        end = core.buf.find(stop, q, limit)
+        if end < 0:
+            return WAIT if len(core.buf) < limit and not core.final else None
+        if not _CALL_ID_RE.fullmatch(core.buf, q, end):
+            return None
+        return end + len(cid.close)
+
+    def start(self) -> None:
+        self.core.step = self._open
+        self.st = _Counter()
+
+    def awaits_close(self) -> bool:
+        return self.core.step == self._end
+
+    def _open(self) -> bool | None:
+        """After ``head`` N ``name_end`` (and the call counter, if the syntax numbers its calls):
+        the arguments object opens."""
+        core, c = self.core, self.c
+        s = self.st
+        assert isinstance(s, _Counter)
+        if c.counter is not None and not s.done:
+            if not s.digits:
+                buf, q = core.buf, core.pos
+                while q < len(buf) and "0" <= buf[q] <= "9" and q - core.pos < 9:
+                    q += 1
+                if q >= len(buf):
+                    return False  # wait; at the end of input the call was cut off
+                if q == core.pos:
+                    core.bad_call("expected the call counter")
+                    return True
+                core.pos = q
+                s.digits = True
+            res = core.lit(c.counter)
+            if res == WAIT:
+                return False
+            if res is False:
+                core.bad_call(f"expected {c.counter!r} after the call counter")
+                return True
+            s.done = True
+        if not core.ws():
+            return False
+        if core.buf[core.pos] != "{":
+            core.bad_call("expected the arguments object")
+            return True
+        core.pos += 1
+        self._members()
+        return True
+
+    def _end(self) -> bool | None:
+        """After the arguments object: the call's ``end`` literal, if the syntax has one."""
+        core = self.core
+        end = self.c.end.lstrip(WS)  # whitespace before the end literal is skipped below
+        if end:
+            q = core.ws_from(core.pos)
+            if q >= len(core.buf):
+                return False  # wait; at the end of input the call was cut off (see Scanner._truncate_call)
+            res = core.peek(end, q)
+            if res == WAIT:
+                return False
+            if res is True:
+                core.pos = q + len(end)
+            else:
+                core.diag("missing_close", f"{end!r} is missing after a call", q)
+        if isinstance(self.c, HeaderJsonCall):
+            core.step = self._header_end
+        else:
+            core.after_call()
+        return True
+
+    def _header_end(self) -> bool | None:
+        """After a header call's arguments: drop its stop token (``read_end``) when the text keeps it."""
+        core, c = self.core, self.c
+        assert isinstance(c, HeaderJsonCall)
+        if c.read_end:
+            q = core.ws_from(core.pos)
+            res = core.peek(c.read_end, q) if q < len(core.buf) else (False if core.final else WAIT)
+            if res == WAIT:
+                return False
+            if res is True:
+                core.pos = q + len(c.read_end)
+        if core.scope_close or core.in_section or core.in_list:
+            core.after_call()
+        else:
+            core.after_done()  # nothing to close: the whitespace opening the next header stays
+        return True
+

@@ -1,0 +1,217 @@
+"""The reader of Python-style calls (:class:`~toolgram.grammars.spec.PythonCall`): ``N(k=v, ...)``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..values import convert_python_value, dumps_arguments
+from ._common import FAIL, IDENT_RE, WAIT, Core, Head, Pinned, Reader, State, esc, pinned, unescape_units
+
+_IDENT_REST_RE = re.compile(r"[A-Za-z0-9_.\-]*")
+#: one escape of a Python string literal, or a lone backslash
+_PY_ESCAPE = re.compile(r"\\N\{[^}]*\}|\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\[0-7]{1,3}|\\.?", re.S)
+
+
+def _py_unit(unit: str, quote: str) -> str | None:
+    """One Python escape decoded, or None if it is invalid."""
+    value, diags = convert_python_value(quote + unit + quote, lenient=True, offset=0)
+    return value if not diags and isinstance(value, str) else None
+
+
+@dataclass(slots=True)
+class _Args(State):
+    """Between arguments; an argument name that reached the end of the buffer: it starts at
+    ``istart`` and was read up to ``iend``."""
+
+    istart: int | None = None
+    iend: int = 0
+
+    def low(self) -> int:
+        return State.low(self) if self.istart is None else min(self.istart, self.iend)
+
+    def shift(self, low: int) -> None:
+        if self.istart is not None:
+            self.istart, self.iend = max(self.istart - low, 0), max(self.iend - low, 0)
+
+
+@dataclass(slots=True)
+class _String(State):
+    """A streamed string value quoted with ``quote``: sent up to ``emitted``, scanned up to ``scan``;
+    ``esc`` the last escape (it may be unfinished at the end of the buffer)."""
+
+    quote: str
+    emitted: int
+    scan: int
+    esc: list[int] = field(default_factory=list)
+
+    def low(self) -> int:
+        return min(self.emitted, self.scan, *self.esc)
+
+    def shift(self, low: int) -> None:
+        self.emitted, self.scan = max(self.emitted - low, 0), max(self.scan - low, 0)
+        self.esc = [v - low for v in self.esc]
+
+
+class PythonReader(Reader):
+    """``N(`` then keyword arguments with Python literal values, then ``)``."""
+
+    def __init__(self, core: Core) -> None:
+        super().__init__(core)
+        self.st: _Args | _String | Pinned | State = _Args()
+
+    def head(self, q: int, bare: bool) -> Head:
+        core = self.core
+        buf = core.buf
+        m = IDENT_RE.match(buf, q, q + core.max_name + 1)  # bounded: no rescans of a long word
+        if not m:
+            return WAIT if q >= len(buf) and not core.final else None
+        if m.end() - q > core.max_name:
+            return None
+        if m.end() >= len(buf):
+            return None if core.final else WAIT
+        q2 = core.skip_ws_at(m.end())
+        if q2 in (WAIT, FAIL):
+            return None if q2 == FAIL else WAIT
+        assert isinstance(q2, int)
+        if buf[q2] != "(":
+            return None
+        return m.group(), q2 + 1
+
+    def start(self) -> None:
+        self.core.step = self._args
+        self.st = _Args()
+
+    def cut(self) -> str | None:
+        s = self.st
+        if self.core.step == self._value and isinstance(s, Pinned) and s.keep:
+            return self.core.member_prefix(s.key) + s.raw(self.core.buf, len(self.core.buf))
+        return None
+
+    def _args(self) -> bool | None:
+        core = self.core
+        if not core.ws():
+            return False
+        buf = core.buf
+        ch = buf[core.pos]
+        if ch == ")":
+            core.pos += 1
+            core.end_call()
+            return True
+        if core.call is not None and core.call.keys:
+            if ch != ",":
+                core.bad_call("expected ',' or ')'")
+                return True
+            q = core.ws_from(core.pos + 1)
+            n = len(buf)
+            if q >= n:
+                return False
+            if buf[q] == ")":
+                core.pos = q + 1
+                core.end_call()
+                return True
+            start = q
+        else:
+            start = core.pos
+        s = self.st
+        assert isinstance(s, _Args)
+        if s.istart == start:  # resume a name that reached the end of the buffer
+            q = _IDENT_REST_RE.match(buf, s.iend).end()  # type: ignore[union-attr]
+        else:
+            m = IDENT_RE.match(buf, start)
+            if not m:
+                core.bad_call("expected an argument name")
+                return True
+            q = m.end()
+        s.istart, s.iend = start, q
+        n = len(buf)
+        q = core.ws_from(q)
+        if q >= n:
+            return False
+        if buf[q] != "=":
+            core.bad_call("expected '=' after an argument name")
+            return True
+        q = core.ws_from(q + 1)
+        if q >= n and not core.final:
+            return False
+        key = buf[start:s.iend]
+        quote = buf[q] if q < n else ""
+        if quote in ("'", '"') and q + 2 >= n and not core.final:
+            return False  # is it a triple quote?
+        core.pos = q
+        keep = core.member_key(key)
+        if quote in ("'", '"') and keep and buf[q:q + 3] != quote * 3:
+            core.args(core.member_prefix(key) + '"')
+            self.st = _String(quote, q + 1, q + 1)
+            core.step = self._string
+        else:
+            self.st = Pinned(q, q + core.base, key, keep, scan=q)
+            core.step = self._value
+        return True
+
+    def _string(self) -> bool | None:
+        core = self.core
+        s = self.st
+        assert isinstance(s, _String)
+        buf = core.buf
+        i, n = s.scan, len(buf)
+        q = s.quote
+        while i < n:
+            ch = buf[i]
+            if ch == "\\":
+                s.esc = [i]
+                i += 2
+                continue
+            if ch == q or ch == "\n":
+                break
+            i += 1
+        if i >= n:
+            s.scan = i
+            safe = n
+            if s.esc:
+                e = s.esc[0]
+                if n - e < 12 or (buf[e + 1:e + 2] == "N" and "}" not in buf[e:n]):
+                    safe = min(safe, e)
+            self._emit(s, safe)
+            core.pos = n
+            return False
+        if buf[i] == "\n":
+            self._emit(s, i)
+            core.args('"')
+            core.pos = i
+            core.bad_call("a string argument is not closed on its line")
+            return True
+        self._emit(s, i)
+        core.args('"')
+        core.pos = i + 1
+        core.step = self._args
+        self.st = _Args()
+        return True
+
+    def _emit(self, s: _String, b: int) -> None:
+        a = s.emitted
+        if b <= a:
+            return
+        core = self.core
+        seg = core.buf[a:b]
+        q = s.quote
+        value, diags = convert_python_value(q + seg + q, lenient=True, offset=a - 1 + core.base)
+        if diags or not isinstance(value, str):
+            value = unescape_units(core, seg, a, _PY_ESCAPE, lambda unit: _py_unit(unit, q))
+        core.args(esc(value))
+        s.emitted = b
+
+    def _value(self) -> bool | None:
+        core = self.core
+        s = self.st
+        assert isinstance(s, Pinned)
+        raw = pinned(core, s)
+        if raw is None:
+            return False
+        value, diags = convert_python_value(raw, lenient=True, offset=s.at)
+        core.diagnostics.extend(diags)
+        if s.keep:
+            core.args(core.member_prefix(s.key) + dumps_arguments(value))
+        core.step = self._args
+        self.st = _Args()
+        return True
