@@ -52,10 +52,6 @@ class XmlCall:
         """The key stands inside quotes (``<parameter name="K">``): it may not hold the quote."""
         return self.param_open.endswith('"')
 
-    def literal_ends(self, name: str) -> tuple[str, str]:
-        """The literal text a call of ``name`` starts and ends with."""
-        return self.function_open + name + self.name_end, self.function_end
-
     @property
     def value_stops(self) -> tuple[str, ...]:
         """The texts that end a raw value (vLLM's rule): the closing tag followed by the next
@@ -127,10 +123,6 @@ class JsonCall:
             obj[self.id_key] = ident  # type: ignore[index]
         return json.dumps(obj, ensure_ascii=False)
 
-    def literal_ends(self, name: str) -> tuple[str, str]:
-        """JSON allows whitespace inside the envelope: no literal text names the tool."""
-        return "", ""
-
 
 @dataclass(frozen=True)
 class PythonCall:
@@ -142,9 +134,6 @@ class PythonCall:
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
         return f"{name}(" + ", ".join(f"{k}={python_text.literal(v)}" for k, v in arguments.items()) + ")"
-
-    def literal_ends(self, name: str) -> tuple[str, str]:
-        return name + "(", ")"
 
 
 @dataclass(frozen=True)
@@ -195,15 +184,6 @@ class NamedJsonCall:
         args = json.dumps(arguments, ensure_ascii=False)
         return f"{self.head}{before}{name}{after}{self.name_end}{number}{args}{self.end}"
 
-    def literal_ends(self, name: str) -> tuple[str, str]:
-        """The literal start of a call of ``name`` (up to the name when a call id may follow it) and
-        its literal end (none when ``end`` starts with flexible whitespace)."""
-        cid = self.call_id
-        end = "" if self.end[:1].isspace() else self.end
-        if cid is None:
-            return self.head + name + self.name_end, end
-        return ("" if cid.before_name else self.head + name), end
-
 
 def _xml_value(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -225,9 +205,6 @@ class GemmaCall:
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
         return f"{self.head}{name}{self.open}{gemma_text.members(arguments)}{self.close}"
-
-    def literal_ends(self, name: str) -> tuple[str, str]:
-        return self.head + name + self.open, self.close
 
 
 CallSyntax = XmlCall | JsonCall | PythonCall | NamedJsonCall | GemmaCall
