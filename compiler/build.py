@@ -23,7 +23,16 @@ from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, a
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
 from .schema import SchemaContext, Tool, arguments_object
-from .values import GEMMA_KEY_RULE, JSON_WS, WS, ValueBuilder, json_literal, length_bounds, object_shape
+from .values import (
+    GEMMA_KEY_RULE,
+    JSON_WS,
+    WS,
+    ValueBuilder,
+    json_literal,
+    length_bounds,
+    object_shape,
+    schema_text,
+)
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
 ECMA_SPACE = (
@@ -56,6 +65,8 @@ class GrammarBuilder:
         self.all_tools = tools
         self.g = Grammar()
         self.relaxed: list[dict[str, str]] = []
+        #: schema texts (without $ref) that ``_validate_json`` passed, relaxing nothing
+        self._checked: set[tuple] = set()
 
     # -- values ---------------------------------------------------------------------------------
     def _ctx(self, index: int, tool: Tool) -> SchemaContext:
@@ -115,11 +126,17 @@ class GrammarBuilder:
     def _validate_json(self, schema: Any, path: str, ctx: SchemaContext) -> None:
         """Check ``schema`` as the JSON formats would (keywords, types, bounds) on a scratch grammar;
         relaxed features found there are listed once."""
+        text = schema_text(schema)
+        key = None if text is None else (ctx.permissive, text)
+        if key is not None and key in self._checked:
+            return  # the same schema text passed before, relaxing nothing
         scratch = SchemaContext(root=ctx.root, path=ctx.path, permissive=ctx.permissive)
         ValueBuilder(Grammar(), "json", scratch, "check").value(schema, path, "check")
         for item in scratch.relaxed:
             if item not in self.relaxed:
                 self.relaxed.append(item)
+        if key is not None and not scratch.relaxed:
+            self._checked.add(key)
 
     def call(self, index: int, tool: Tool) -> Expr:
         self._check_name(tool.name, f"$[{index}].function.name")
@@ -171,7 +188,7 @@ class GrammarBuilder:
                 where = f"{path}.pattern"
                 return Token(pattern_to_ir(kind[1], raw_char("<"), where), "RAWP", c.param_end, path=where)
             vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
-            return vb.value(schema, path, f"t{index}-v")
+            return vb.value_once(schema, path, f"t{index}-v")
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
             self._check_key(key, path)
@@ -213,7 +230,7 @@ class GrammarBuilder:
         ctx = self._ctx(index, tool)
         vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
         if tool.strict:
-            args = vb.value(tool.parameters, ctx.path, f"args-{tool.name}")
+            args = vb.value_once(tool.parameters, ctx.path, f"args-{tool.name}")
         else:
             args = vb.obj({"type": "object"}, ctx.path, f"args-{tool.name}")
         return self.g.add(f"args-{tool.name}", args, meta=("args", index)), vb
@@ -275,7 +292,7 @@ class GrammarBuilder:
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
             self._check_key(key, path)
             arg = self.g.add(
-                f"arg-{tool.name}-{key}", vb.value(schema, path, f"t{index}-{key}"), meta=("arg", index, key)
+                f"arg-{tool.name}-{key}", vb.value_once(schema, path, f"t{index}-{key}"), meta=("arg", index, key)
             )
             return Lit(key + key_sep), arg
 

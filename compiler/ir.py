@@ -18,8 +18,10 @@ GBNF and EBNF ignore it; Lark turns it into one terminal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 
 ANY_CHAR_MAX = 0x10FFFF
 
@@ -30,13 +32,20 @@ class Expr:
     __slots__ = ()
 
 
-def _cached_hash(self: Expr) -> int:
-    """Hash a frozen node once: rule interning hashes deep trees many times."""
-    h = self.__dict__.get("_hash")
-    if h is None:
-        h = hash((type(self).__name__, *(getattr(self, f) for f, d in self.__dataclass_fields__.items() if d.compare)))
-        object.__setattr__(self, "_hash", h)
-    return h
+def _cached_hash(*fields: str) -> Callable[[Expr], int]:
+    """A ``__hash__`` computed once per node (rule interning hashes deep trees many times), equal to
+    the hash of ``(class name, *fields)``; stored in the instance dict (the node stays frozen)."""
+    get = attrgetter(*fields)
+    single = len(fields) == 1
+
+    def __hash__(self: Expr) -> int:  # noqa: N807 - installed as a dunder
+        d = self.__dict__
+        h = d.get("_hash")
+        if h is None:
+            h = d["_hash"] = hash((type(self).__name__, get(self)) if single else (type(self).__name__, *get(self)))
+        return h
+
+    return __hash__
 
 
 @dataclass(frozen=True)
@@ -66,14 +75,14 @@ class Chars(Expr):
 class Seq(Expr):
     items: tuple[Expr, ...]
 
-    __hash__ = _cached_hash
+    __hash__ = _cached_hash("items")
 
 
 @dataclass(frozen=True)
 class Alt(Expr):
     items: tuple[Expr, ...]
 
-    __hash__ = _cached_hash
+    __hash__ = _cached_hash("items")
 
 
 @dataclass(frozen=True)
@@ -84,7 +93,7 @@ class Rep(Expr):
     min: int = 0
     max: int | None = None
 
-    __hash__ = _cached_hash
+    __hash__ = _cached_hash("item", "min", "max")
 
 
 @dataclass(frozen=True)
@@ -113,7 +122,7 @@ class Until(Expr):
     #: none) may stand right after it (raw XML values: ``</parameter>``, whitespace, ``<parameter=``)
     gap: tuple[str, str] = ()  # type: ignore[assignment]
 
-    __hash__ = _cached_hash
+    __hash__ = _cached_hash("stops", "followed", "excludes", "first_not", "nonempty", "gap")
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,7 @@ class Dispatch(Expr):
     excludes: tuple[str, ...]
     lowered: Expr
 
-    __hash__ = _cached_hash
+    __hash__ = _cached_hash("tag", "then", "excludes", "lowered")
 
 
 @dataclass(frozen=True)
@@ -149,7 +158,7 @@ class Token(Expr):
     #: the JSON path of a schema ``pattern`` this token spells (Lark prints it through a DFA; see dfa.py)
     path: str = field(default="", compare=False)
 
-    __hash__ = _cached_hash
+    __hash__ = _cached_hash("expr", "kind", "follow")
 
 
 EMPTY = Lit("")
@@ -219,6 +228,8 @@ class Grammar:
     meta: dict[str, tuple] = field(default_factory=dict)
     _interned: dict[Expr, str] = field(default_factory=dict, repr=False)
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
+    #: value expressions already built for a schema text (see ``ValueBuilder.value_once``)
+    memo: dict[tuple, Expr] = field(default_factory=dict, repr=False)
 
     def add(self, name: str, expr: Expr, meta: tuple | None = None) -> Ref:
         """Add a rule under a unique name derived from ``name``; return a reference to it."""

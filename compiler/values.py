@@ -136,6 +136,16 @@ def _digit_class(lo: str, hi: str) -> Expr:
     return Lit(lo) if lo == hi else Chars(((ord(lo), ord(hi)),))
 
 
+def schema_text(schema: Any) -> str | None:
+    """A schema's canonical JSON text, the key of the per-grammar memos; ``None`` for a schema that
+    cannot be one: with a ``$ref`` (it resolves against its own document) or not JSON."""
+    try:
+        text = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):
+        return None
+    return None if '"$ref"' in text else text
+
+
 class ValueBuilder:
     """Builds value rules for one tool's schema in ``json`` or ``python`` spelling."""
 
@@ -302,6 +312,28 @@ class ValueBuilder:
         arr = seq(self.open_("["), opt(seq(ref, Rep(seq(comma, ref), 0, None))), self.close_("]"))
         self.g.rules[name] = alt(obj, arr, self.string(), Token(NUMBER, "NUMBER"), self.boolean(), self.null())
         return ref
+
+    # -- dispatch ------------------------------------------------------------------------------
+    def value_once(self, schema: Any, path: str, hint: str) -> Expr:
+        """:meth:`value`, built once per grammar for a schema met before (tools repeat parameter
+        schemas: ``{"type": "string"}`` ...).  A rebuild would give the same expression, since every
+        rule it makes is interned (``Grammar.shared``), so the grammar text is the same either way.
+        Not kept: schemas with ``$ref`` (they resolve against their own document) or ``pattern``
+        (its token names its path), builds that add a rule of their own (recursion, any-value)
+        or relax a feature (the relaxation names its path), and builds in a builder that holds rules
+        of its own already (its any-value rule would be reused without a trace in the key)."""
+        text = schema_text(schema)
+        if text is None or '"pattern"' in text or self._refs:
+            return self.value(schema, path, hint)
+        key = (self.syntax, self.ctx.permissive, text)
+        hit = self.g.memo.get(key)
+        if hit is not None:
+            return hit
+        rules, interned, relaxed = len(self.g.rules), len(self.g._interned), len(self.ctx.relaxed)
+        out = self.value(schema, path, hint)
+        if len(self.g.rules) - rules == len(self.g._interned) - interned and len(self.ctx.relaxed) == relaxed:
+            self.g.memo[key] = out
+        return out
 
     # -- dispatch ------------------------------------------------------------------------------
     def value(self, schema: Any, path: str, hint: str) -> Expr:

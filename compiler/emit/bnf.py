@@ -37,6 +37,12 @@ def _esc_char(cp: int, in_class: bool) -> str:
     return ch
 
 
+@lru_cache(maxsize=65536)
+def bnf_literal(text: str) -> str:
+    """``text`` as a quoted GBNF/EBNF literal (one escape table for both: :func:`_esc_char`)."""
+    return '"' + "".join(_esc_char(ord(c), False) for c in text) + '"'
+
+
 def quant(lo: int, hi: int | None) -> str:
     """The repetition suffix shared by GBNF, EBNF and Python regexes (never ``{0,-1}``)."""
     if (lo, hi) == (0, None):
@@ -70,7 +76,7 @@ class BnfPrinter:
 
     # -- atoms -------------------------------------------------------------------------------------
     def lit(self, text: str) -> str:
-        return '"' + "".join(_esc_char(ord(c), False) for c in text) + '"'
+        return bnf_literal(text)
 
     def chars(self, c: Chars) -> str:
         if not c.ranges:
@@ -272,6 +278,10 @@ _GENERATED = frozenset(("text", "free", "dispatch", "rpt", "root"))
 SHARE_MIN_NODES = 4
 
 
+#: the nodes with inline children (plan_shared walks them; every other node is one leaf)
+_GROUPS = (Seq, Alt, Rep, Dispatch)
+
+
 def _strip(e: Expr) -> Expr:
     while isinstance(e, Token):
         e = e.expr
@@ -293,23 +303,14 @@ def plan_shared(grammar: Grammar, kids: Callable[[Expr], tuple[Expr, ...]],
     DAG; deciding each distinct node once, parents before children, is linear in the distinct nodes.
     """
     min_nodes = SHARE_MIN_NODES if min_nodes is None else min_nodes
-    children: dict[Expr, tuple[Expr, ...]] = {}
+    children: dict[Expr, tuple[Expr, ...]] = {}  # a group's inline groups (leaves are left out)
+    leaves: dict[Expr, int] = {}  # and its other inline children (one node each)
     size: dict[Expr, int] = {}
-    post: list[Expr] = []  # distinct inline nodes, children before parents
+    post: list[Expr] = []  # distinct inline groups, children before parents
     occ: dict[Expr, int] = {}  # copies printed: first the rule bodies' own children
     rules_seen: set[str] = set()
     rule_todo = [grammar.root]
     body_todo: list[Expr] = []
-
-    def expand(node: Expr) -> tuple[Expr, ...] | None:
-        """The children of a group not met before (None: a reference, or met already)."""
-        if isinstance(node, Ref):
-            rule_todo.append(node.name)
-            return None
-        if node in children:
-            return None
-        body_todo.extend(bodies_of(node))
-        return tuple(map(_strip, kids(node)))
 
     while rule_todo or body_todo:
         if body_todo:
@@ -320,20 +321,41 @@ def plan_shared(grammar: Grammar, kids: Callable[[Expr], tuple[Expr, ...]],
                 continue
             rules_seen.add(name)
             top = _strip(grammar.rules[name])
+        if isinstance(top, Ref):
+            rule_todo.append(top.name)
+            continue
         # a rule body counts as one copy of its group (a body equal to a shared group prints as its name)
         occ[top] = occ.get(top, 0) + 1
+        if top in children or not isinstance(top, _GROUPS):
+            continue
         stack: list[tuple[Expr, bool]] = [(top, False)]
         while stack:  # iterative: an enum can be 50,000 wide, a schema deep
             node, done = stack.pop()
+            groups = children.get(node)
             if done:
-                size[node] = 1 + sum(size.get(k, 1) for k in children[node])
+                assert groups is not None
+                size[node] = 1 + sum(size[k] for k in groups) + leaves[node]
                 post.append(node)
                 continue
-            ks = expand(node)
-            if ks is not None:
-                children[node] = ks
-                stack.append((node, True))
-                stack.extend((k, False) for k in ks if k not in children)
+            if groups is not None:
+                continue
+            if type(node) is Dispatch:
+                body_todo.extend(bodies_of(node))
+            found = []
+            n_leaves = 0
+            for k in kids(node):
+                while isinstance(k, Token):
+                    k = k.expr
+                if isinstance(k, _GROUPS):
+                    found.append(k)
+                else:
+                    n_leaves += 1
+                    if isinstance(k, Ref):
+                        rule_todo.append(k.name)
+            children[node] = groups = tuple(found)
+            leaves[node] = n_leaves
+            stack.append((node, True))
+            stack.extend((k, False) for k in groups if k not in children)
     out: dict[Expr, None] = {}
     for node in reversed(post):  # parents first: a node's count is final when it is reached
         n = occ.get(node, 0)
