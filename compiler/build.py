@@ -44,6 +44,9 @@ IDENT = seq(Chars(((65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90
 #: whitespace that may stand between a raw value's closing tag and the next tag (the scanner's rule)
 VALUE_GAP = " \t\n\r"
 PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: a character an XML argument name cannot hold (``<parameter=K>``), and with a quoted name (``name="K"``)
+XML_BAD_KEY = re.compile(r"[<>\x00-\x1f\x7f]")
+XML_BAD_QKEY = re.compile(r'[<>"\x00-\x1f\x7f]')
 PY_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 XML_NAME = Rep(Chars.of("<>\n", negated=True), 1, None)
 XML_QNAME = Rep(Chars.of('<>\n"', negated=True), 1, None)
@@ -115,8 +118,7 @@ class GrammarBuilder:
         if not isinstance(c, XmlCall):
             return
         quote = '"' if c.quoted_key else ""
-        bad = not key or any(ch in "<>" + quote or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in key)
-        if bad:
+        if not key or (XML_BAD_QKEY if quote else XML_BAD_KEY).search(key):
             raise SchemaError(
                 f"property name {key!r} cannot be written as {c.param_open + 'NAME' + c.param_name_end.strip()!r} "
                 f"(empty, '<', '>'{', a quote' if quote else ''} or a control character)",

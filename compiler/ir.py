@@ -178,13 +178,12 @@ def named(expr: Expr, name: str) -> Expr:
 def seq(*items: Expr) -> Expr:
     """A flattened sequence, dropping empty literals and merging adjacent literals."""
     out: list[Expr] = []
-    for it in items:
-        parts = it.items if isinstance(it, Seq) else (it,)
-        for p in parts:
-            if isinstance(p, Lit):
+    for it in items:  # the IR classes have no subclasses: exact type tests
+        for p in it.items if type(it) is Seq else (it,):
+            if type(p) is Lit:
                 if not p.text:
                     continue
-                if out and isinstance(out[-1], Lit):
+                if out and type(out[-1]) is Lit:
                     out[-1] = Lit(out[-1].text + p.text)
                     continue
             out.append(p)

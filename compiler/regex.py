@@ -13,6 +13,7 @@ is spelled (a JSON escape, a Python escape, or raw text that must avoid a delimi
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache, lru_cache
 from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre  # type: ignore[attr-defined]
 
@@ -70,7 +71,16 @@ _CATEGORIES = {
 
 
 def pattern_to_ir(pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr], path: str) -> Expr:
-    """The language of strings matching ``pattern``; ``char(ranges)`` spells one character from ``ranges``."""
+    """The language of strings matching ``pattern``; ``char(ranges)`` spells one character from ``ranges``.
+    Built once per pattern and spelling (a format's call-id pattern recurs in every call)."""
+    try:
+        return _pattern_ir(pattern, char)
+    except UnsupportedSchemaError as exc:
+        raise UnsupportedSchemaError(exc.message, path) from None
+
+
+@lru_cache(maxsize=1024)
+def _pattern_ir(pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr], path: None = None) -> Expr:
     try:
         tree = sre.parse(pattern)
     except Exception as exc:  # re.error
@@ -156,6 +166,7 @@ def chars_expr(ranges: tuple[tuple[int, int], ...]) -> Expr:
 
 
 
+@lru_cache(maxsize=1024)
 def json_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
     """One decoded character from ``ranges`` as it appears inside a JSON string (``json.dumps`` escapes)."""
     special = json_text.MUST_ESCAPE
@@ -169,6 +180,7 @@ def json_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
     return alt(*parts)
 
 
+@cache
 def python_char(quote: str) -> Callable[[tuple[tuple[int, int], ...]], Expr]:
     """Spell one decoded character inside a Python string quoted with ``quote``."""
     esc = {**{ord(ch): python_text.WRITTEN[ch] for ch in python_text.MUST_ESCAPE}, ord(quote): "\\" + quote}
@@ -189,6 +201,7 @@ def python_char(quote: str) -> Callable[[tuple[tuple[int, int], ...]], Expr]:
     return char
 
 
+@cache
 def raw_char(forbidden: str) -> Callable[[tuple[tuple[int, int], ...]], Expr]:
     """Spell one character of raw text that may not contain any of ``forbidden``."""
     remove = tuple((ord(ch), ord(ch)) for ch in forbidden)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,9 +118,32 @@ def _bad_char(text: str) -> str | None:
     return None
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _sound(doc: Any) -> bool:
+    """:func:`check_document`'s checks without building paths (the common case: nothing to report)."""
+    search = _SURROGATE.search
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_SCHEMA_DEPTH:
+            return False
+        for k, v in node.items() if isinstance(node, dict) else enumerate(node):
+            if isinstance(v, (dict, list)):
+                stack.append((v, depth + 1))
+            elif isinstance(v, str) and search(v):
+                return False
+            if isinstance(k, str) and search(k):
+                return False
+    return True
+
+
 def check_document(doc: Any, path: str) -> None:
     """Reject a schema document nested deeper than :data:`MAX_SCHEMA_DEPTH`, or holding a string or
     key with a lone surrogate (which no UTF-8 text can contain). Iterative: any depth is safe."""
+    if isinstance(doc, (dict, list)) and _sound(doc):
+        return
     stack: list[tuple[Any, str, int]] = [(doc, path, 1)]
     while stack:
         node, where, depth = stack.pop()

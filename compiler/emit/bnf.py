@@ -123,40 +123,41 @@ class BnfPrinter:
         return name
 
     def expr(self, e: Expr, ctx: str = "top", share: bool = True) -> str:
-        if isinstance(e, _Raw):
-            return e.text
-        if isinstance(e, Token):
+        # the IR classes have no subclasses: dispatch on the exact type, commonest first
+        if type(e) is Lit:
+            return self.lit(e.text)
+        if type(e) is Ref:
+            self._used.append(e.name)
+            return e.name
+        if type(e) is Token:
             if self._share and e.expr not in self._hints:
                 self._hints[e.expr] = e.kind.lower()
             return self.expr(e.expr, ctx, share)
-        if share and isinstance(e, (Seq, Alt, Rep)) and e in self._share:
-            return self.shared_name(e)
-        if isinstance(e, Lit):
-            return self.lit(e.text)
-        if isinstance(e, Chars):
+        if type(e) is Chars:
             return self.chars(e)
-        if isinstance(e, Ref):
-            self._used.append(e.name)
-            return e.name
-        if isinstance(e, Seq):
-            text = " ".join(self.expr(i, "seq") for i in e.items)
+        if type(e) is _Raw:
+            return e.text
+        if share and type(e) in _GROUP_TYPES and e in self._share:
+            return self.shared_name(e)
+        if type(e) is Seq:
+            text = " ".join([self.expr(i, "seq") for i in e.items])
             return f"({text})" if ctx == "rep" else text
-        if isinstance(e, Alt):
+        if type(e) is Alt:
             if not e.items:
                 raise ValueError("empty alternation")
-            text = " | ".join(self.expr(i, "alt") for i in e.items)
+            text = " | ".join([self.expr(i, "alt") for i in e.items])
             return text if ctx == "top" else f"({text})"
-        if isinstance(e, Rep) and self.rep_inline_max is not None and (e.max or 0) > self.rep_inline_max:
-            return self.long_rep(e, ctx)
-        if isinstance(e, Rep):
+        if type(e) is Rep:
+            if self.rep_inline_max is not None and (e.max or 0) > self.rep_inline_max:
+                return self.long_rep(e, ctx)
             item = e.item.expr if isinstance(e.item, Token) else e.item
             inner = self.expr(e.item, "rep")
             if isinstance(item, Rep) and item not in self._share:
                 inner = f"({inner})"  # xgrammar rejects stacked quantifiers such as [^<]{1,3}?
             return inner + quant(e.min, e.max)
-        if isinstance(e, Until):
+        if type(e) is Until:
             return self.until(e)
-        if isinstance(e, Dispatch):
+        if type(e) is Dispatch:
             return self.dispatch(e)
         raise TypeError(e)
 
@@ -201,8 +202,10 @@ class BnfPrinter:
         lines = []
         printed: set[str] = set()
         self._used = [self.g.root]
-        while self._used:
-            name = self._used.pop(0)
+        at = 0  # the queue's head: names are appended while it is read
+        while at < len(self._used):
+            name = self._used[at]
+            at += 1
             if name in printed:
                 continue
             printed.add(name)
@@ -251,11 +254,6 @@ class EbnfPrinter(BnfPrinter):
         self._used += [key, then_name]
         return key
 
-    def expr(self, e: Expr, ctx: str = "top", share: bool = True) -> str:
-        if isinstance(e, _Raw):
-            return e.text
-        return super().expr(e, ctx, share)
-
     def until(self, u: Until) -> str:
         """Free text that avoids some strings: xgrammar's own ``TagDispatch`` with no tags and
         ``excludes`` (both xgrammar versions; text that may end anywhere, so the parent rule
@@ -279,7 +277,9 @@ SHARE_MIN_NODES = 4
 
 
 #: the nodes with inline children (plan_shared walks them; every other node is one leaf)
-_GROUPS = (Seq, Alt, Rep, Dispatch)
+_GROUP_SET = frozenset((Seq, Alt, Rep, Dispatch))
+#: the groups a printer may hoist into a rule of their own
+_GROUP_TYPES = frozenset((Seq, Alt, Rep))
 
 
 def _strip(e: Expr) -> Expr:
@@ -303,14 +303,30 @@ def plan_shared(grammar: Grammar, kids: Callable[[Expr], tuple[Expr, ...]],
     DAG; deciding each distinct node once, parents before children, is linear in the distinct nodes.
     """
     min_nodes = SHARE_MIN_NODES if min_nodes is None else min_nodes
-    children: dict[Expr, tuple[Expr, ...]] = {}  # a group's inline groups (leaves are left out)
-    leaves: dict[Expr, int] = {}  # and its other inline children (one node each)
-    size: dict[Expr, int] = {}
-    post: list[Expr] = []  # distinct inline groups, children before parents
-    occ: dict[Expr, int] = {}  # copies printed: first the rule bodies' own children
+    # every distinct group gets a number once (one hash per occurrence); the walk uses the numbers
+    number: dict[Expr, int] = {}
+    nodes: list[Expr] = []
+    groups_of: list[tuple[int, ...]] = []  # a group's inline groups
+    expanded = bytearray()  # whether groups_of is known yet
+    leaves: list[int] = []  # and how many other inline children it has (one node each)
+    size: list[int] = []
+    occ: list[int] = []  # copies printed: first the rule bodies' own children
+    post: list[int] = []  # groups, children before parents
     rules_seen: set[str] = set()
     rule_todo = [grammar.root]
     body_todo: list[Expr] = []
+
+    def num(node: Expr) -> int:
+        i = number.get(node)
+        if i is None:
+            i = number[node] = len(nodes)
+            nodes.append(node)
+            groups_of.append(())
+            expanded.append(0)
+            leaves.append(0)
+            size.append(0)
+            occ.append(0)
+        return i
 
     while rule_todo or body_todo:
         if body_todo:
@@ -321,49 +337,52 @@ def plan_shared(grammar: Grammar, kids: Callable[[Expr], tuple[Expr, ...]],
                 continue
             rules_seen.add(name)
             top = _strip(grammar.rules[name])
-        if isinstance(top, Ref):
+        if type(top) is Ref:
             rule_todo.append(top.name)
             continue
+        if type(top) not in _GROUP_SET:
+            continue  # a leaf: never hoisted
         # a rule body counts as one copy of its group (a body equal to a shared group prints as its name)
-        occ[top] = occ.get(top, 0) + 1
-        if top in children or not isinstance(top, _GROUPS):
-            continue
-        stack: list[tuple[Expr, bool]] = [(top, False)]
-        while stack:  # iterative: an enum can be 50,000 wide, a schema deep
-            node, done = stack.pop()
-            groups = children.get(node)
-            if done:
-                assert groups is not None
-                size[node] = 1 + sum(size[k] for k in groups) + leaves[node]
-                post.append(node)
+        first = num(top)
+        occ[first] += 1
+        stack = [first]  # iterative: an enum can be 50,000 wide, a schema deep; ~i: i's children are done
+        while stack:
+            i = stack.pop()
+            if i < 0:
+                i = ~i
+                size[i] = 1 + leaves[i] + sum([size[k] for k in groups_of[i]])
+                post.append(i)
                 continue
-            if groups is not None:
+            if expanded[i]:
                 continue
+            node = nodes[i]
             if type(node) is Dispatch:
                 body_todo.extend(bodies_of(node))
             found = []
             n_leaves = 0
             for k in kids(node):
-                while isinstance(k, Token):
+                while type(k) is Token:
                     k = k.expr
-                if isinstance(k, _GROUPS):
-                    found.append(k)
+                if type(k) in _GROUP_SET:
+                    found.append(num(k))
                 else:
                     n_leaves += 1
-                    if isinstance(k, Ref):
+                    if type(k) is Ref:
                         rule_todo.append(k.name)
-            children[node] = groups = tuple(found)
-            leaves[node] = n_leaves
-            stack.append((node, True))
-            stack.extend((k, False) for k in groups if k not in children)
+            groups_of[i] = tuple(found)
+            expanded[i] = 1
+            leaves[i] = n_leaves
+            stack.append(~i)
+            stack.extend([k for k in found if not expanded[k]])
     out: dict[Expr, None] = {}
-    for node in reversed(post):  # parents first: a node's count is final when it is reached
-        n = occ.get(node, 0)
-        if n >= 2 and isinstance(node, (Seq, Alt, Rep)) and size[node] >= min_nodes:
+    for i in reversed(post):  # parents first: a node's count is final when it is reached
+        n = occ[i]
+        node = nodes[i]
+        if n >= 2 and type(node) in _GROUP_TYPES and size[i] >= min_nodes:
             out[node] = None
             n = 1
-        for k in children[node]:
-            occ[k] = occ.get(k, 0) + n
+        for k in groups_of[i]:
+            occ[k] += n
     return out
 
 
