@@ -74,24 +74,31 @@ def machine_footer() -> None:
           + ("  ** loaded run **" if max(end[0], (_START_LOAD or end)[0]) > 0.5 else ""), flush=True)
 
 
-def make_tools(n: int, tag: str = "") -> list[dict[str, Any]]:
+def make_tools(n: int, tag: str = "", distinct: bool = False) -> list[dict[str, Any]]:
     """``n`` distinct tools with 5 typed parameters each (string, enum, bounded integer, boolean,
-    array of strings). ``tag`` makes the names distinct across calls (defeats engine caches)."""
-    return [{"type": "function", "function": {
-        "name": f"tool_{tag}{i}",
-        "description": f"tool number {i}",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-                "days": {"type": "integer", "minimum": 1, "maximum": 14},
-                "detailed": {"type": "boolean"},
-                "tags": {"type": "array", "items": {"type": "string"}},
-            },
-            "required": ["location"],
-        },
-    }} for i in range(n)]
+    array of strings). ``tag`` makes the names distinct across calls (defeats engine caches).
+    The tools share one parameter schema unless ``distinct``: then every tool's parameters have
+    their own names and descriptions, so no schema text repeats (toolgram builds a repeated
+    schema once per grammar)."""
+    out = []
+    for i in range(n):
+        props: dict[str, Any] = {
+            "location": {"type": "string"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "days": {"type": "integer", "minimum": 1, "maximum": 14},
+            "detailed": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        }
+        required = ["location"]
+        if distinct:
+            props = {f"{k}_{i}": {**v, "description": f"{k} of tool {i}"} for k, v in props.items()}
+            required = [f"location_{i}"]
+        out.append({"type": "function", "function": {
+            "name": f"tool_{tag}{i}",
+            "description": f"tool number {i}",
+            "parameters": {"type": "object", "properties": props, "required": required},
+        }})
+    return out
 
 
 #: one tool whose only argument is an unbounded string: a constrained run cannot finish early
