@@ -37,3 +37,30 @@ def test_invalid_escape_is_chunk_invariant() -> None:
         msg = _stream(TEXT, None if seed is None else random.Random(seed))
         assert msg["tool_calls"] == whole["tool_calls"], seed
         assert msg["diagnostics"] == whole["diagnostics"], seed
+
+
+#: the Python spelling (pythonic formats): a truncated ``\x``, an unknown ``\N{...}`` name and a valid
+#: ``\u`` escape in one string, so the stream reader decodes it escape by escape (``_py_unit``)
+PY_TEXT = '[f(s="a\\x4zb\\N{NO SUCH NAME}c\\u00e9\\n")]'
+
+
+def _py_stream(text: str, sizes: random.Random | None) -> dict:
+    sp = toolgram.StreamParser("pythonic", TOOLS)
+    i = 0
+    while i < len(text):
+        k = sizes.randint(1, 6) if sizes else 1
+        sp.feed(text[i:i + k])
+        i += k
+    sp.finish()
+    return sp.message
+
+
+def test_invalid_python_escape_is_chunk_invariant() -> None:
+    whole = toolgram.parse("pythonic", PY_TEXT, TOOLS, mode="lenient")
+    assert json.loads(whole["tool_calls"][0]["function"]["arguments"]) == {"s": "a\\x4zb\\N{NO SUCH NAME}cé\n"}
+    offsets = [d["offset"] for d in whole["diagnostics"] if d["code"] == "invalid_escape"]
+    assert offsets == [PY_TEXT.index("\\x"), PY_TEXT.index("\\N")]
+    for seed in [None, *range(20)]:
+        msg = _py_stream(PY_TEXT, None if seed is None else random.Random(seed))
+        assert msg["tool_calls"] == whole["tool_calls"], seed
+        assert msg["diagnostics"] == whole["diagnostics"], seed
