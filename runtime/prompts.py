@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import re
 import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime
@@ -247,22 +248,61 @@ def call_pairs(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _dict_args(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _dict_args(messages: list[dict[str, Any]], strings: bool = False) -> list[dict[str, Any]]:
     """Messages whose ``tool_calls`` arguments are dicts (what the official templates iterate) and
-    whose ``None`` content is ``""`` (several templates test ``'x' in content``)."""
+    whose ``None`` content is ``""`` (several templates test ``'x' in content``).  ``strings``: the
+    arguments as JSON text instead (as given, or dumped), for templates that write them only that
+    way (:func:`wants_string_arguments`)."""
     out = []
     for m in messages:
         if m.get("content", "") is None:
             m = {**m, "content": ""}
         if m.get("tool_calls"):
-            calls = [
-                {**c, "type": c.get("type", "function"),
-                 "function": {**c.get("function", {}), "name": n, "arguments": a}}
-                for c, (n, a) in zip(m["tool_calls"], call_pairs(m), strict=True)
-            ]
+            calls = []
+            for c, (n, a) in zip(m["tool_calls"], call_pairs(m), strict=True):
+                fn = c.get("function", {})
+                if strings:
+                    given = fn.get("arguments")
+                    a = given if isinstance(given, str) and given.strip() else json.dumps(a, ensure_ascii=False)
+                calls.append({**c, "type": c.get("type", "function"), "function": {**fn, "name": n, "arguments": a}})
             m = {**m, "tool_calls": calls}
         out.append(m)
     return out
+
+
+_PROBE_TOOLS = [{"type": "function", "function": {"name": "probe_tool", "description": "probe", "parameters": {
+    "type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}}}]
+_PROBE_ARGS = {"code": "print('Hello, World!')"}
+_PROBE_JSON = re.compile(r'"code"\s*:\s*"print')
+_PROBE_REPR = "{'code': "
+
+
+@lru_cache(maxsize=64)
+def wants_string_arguments(template: str) -> bool:
+    """Whether a chat template writes a tool call's arguments only when they are JSON text.
+
+    Most templates iterate or ``tojson`` the arguments as a dict (transformers' convention, and
+    vLLM's, which always hands dicts); a few concatenate them as a string (Functionary v3.2 fails on
+    a dict, others print a Python ``repr``).  llama.cpp probes each template for this (minja's
+    ``requires_object_arguments``); so does toolgram: one call rendered with string arguments and
+    with dict arguments.  True when the string rendering writes the arguments as JSON and the dict
+    one fails or writes a Python ``repr`` (a template with its own spelling, Gemma 4's, keeps dicts)."""
+    tpl = _environment(False).from_string(template)
+
+    def render(arguments: Any) -> str | None:
+        messages = [{"role": "user", "content": "probe"}, {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call00000", "type": "function", "function": {"name": "probe_tool", "arguments": arguments}}]}]
+        try:
+            return _render(tpl, messages=messages, tools=_PROBE_TOOLS, custom_tools=_PROBE_TOOLS,
+                           add_generation_prompt=False, bos_token="", eos_token="")
+        except Exception:  # noqa: BLE001 - a template that fails on this spelling does not take it
+            return None
+
+    as_text = render(json.dumps(_PROBE_ARGS))
+    if as_text is None or not _PROBE_JSON.search(as_text):
+        return False
+    as_dict = render(dict(_PROBE_ARGS))
+    return as_dict is None or _PROBE_REPR in as_dict
 
 
 def render_template(template: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
@@ -279,7 +319,8 @@ def render_template(template: str, messages: list[dict[str, Any]], tools: list[d
     if tools:  # some templates (vLLM's llama4_pythonic) list the tools only from ``custom_tools``
         extra.setdefault("custom_tools", tools)
     try:
-        return _render(tpl, messages=_dict_args(messages), tools=tools or None,
+        strings = any(m.get("tool_calls") for m in messages) and wants_string_arguments(template)
+        return _render(tpl, messages=_dict_args(messages, strings), tools=tools or None,
                        add_generation_prompt=add_generation_prompt, bos_token="", eos_token="", **extra)
     except ToolgramError:
         raise

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from toolgram.grammars import FORMATS
 from toolgram.runtime.detect import detect_format
-from toolgram.runtime.prompts import _dict_args, render_prompt, render_template
+from toolgram.runtime.prompts import _dict_args, render_prompt, render_template, wants_string_arguments
 
 import toolgram
 
@@ -249,7 +249,7 @@ def test_renders_as_transformers_does(templates: Path) -> None:
             messages = [{"role": "user", "content": "Weather in Paris?"}, _assistant(CALLS[:n]),
                         {"role": "tool", "tool_call_id": "call00000", "content": "sunny"}]
             try:
-                want = hf.render(messages=_dict_args(messages), **context)
+                want = hf.render(messages=_dict_args(messages, wants_string_arguments(text)), **context)
             except Exception:  # noqa: BLE001
                 with pytest.raises(toolgram.ToolgramError):
                     render_template(text, messages, TOOLS, strftime_now=context["strftime_now"])
@@ -276,3 +276,23 @@ def test_templates_needing_list_append_are_refused_as_hf_does(templates: Path, n
     official = (templates / "llama.cpp" / "moonshotai-Kimi-K2.jinja").read_text(encoding="utf-8")
     prompt, kind = render_prompt("hermes", history, TOOLS, model_template=official)
     assert kind == "model" and "functions.get_weather:0" in prompt
+
+
+def test_templates_that_take_arguments_as_text_get_text(templates: Path) -> None:
+    """Functionary v3.2 concatenates a call's arguments as a string (a dict fails there), as llama.cpp's
+    template probe finds: the history's calls reach it as JSON text and read back as the same calls.
+    Every other detected template of the collection takes dicts (transformers' and vLLM's convention)."""
+    paths = sorted(templates.glob("*.jinja")) + sorted((templates / "llama.cpp").glob("*.jinja"))
+    texts = {p.name: p.read_text(encoding="utf-8") for p in paths}
+    takes_text = {name for name, text in texts.items() if detect_format(text) and wants_string_arguments(text)}
+    assert takes_text == {"meetkai-functionary-medium-v3.2.jinja"}
+    text = texts["meetkai-functionary-medium-v3.2.jinja"]
+    messages = [{"role": "user", "content": "Weather in Paris?"}, _assistant(CALLS[:2])]
+    prompt = render_template(text, messages, TOOLS)
+    for name, args in CALLS[:2]:
+        assert f">>>{name}\n{json.dumps(args, ensure_ascii=False)}" in prompt
+    # dict arguments given by the caller are written as JSON text too
+    as_dicts = [messages[0], {**messages[1], "tool_calls": [
+        {**c, "function": {**c["function"], "arguments": json.loads(c["function"]["arguments"])}}
+        for c in messages[1]["tool_calls"]]}]
+    assert render_template(text, as_dicts, TOOLS) == prompt
