@@ -108,11 +108,21 @@ class _Automaton:
 
 
 @lru_cache(maxsize=512)
-def until_rules(node: Until, prefix: str) -> tuple[str, tuple[tuple[str, Expr], ...]]:
-    """Rules for ``node``: returns the start rule's name and ``(name, expr)`` pairs, names from ``prefix``."""
+def until_rules(node: Until, prefix: str, root: str | None = None) -> tuple[str, tuple[tuple[str, Expr], ...]] | None:
+    """Rules for ``node``: returns the start rule's name and ``(name, expr)`` pairs, names from ``prefix``.
+
+    ``root``: the name of a rule for text that avoids the forbidden strings and may end anywhere
+    (xgrammar's tag-less ``TagDispatch``), standing for the automaton's root state, which then gets
+    no rule of its own; None (no rules) when that is not the same language, i.e. when some state
+    may not end the text."""
     auto = _GapAutomaton(node) if node.gap else _Automaton(node)
     start = _START if (node.first_not or node.nonempty) else ""
     names = {start: prefix}
+    if root is not None:
+        # the root rule reads like the automaton from its root state only if every state may end the text
+        if start == "" or isinstance(auto, _GapAutomaton) or not all(map(auto.accepting, auto.prefixes)):
+            return None
+        names[""] = root
     states = [start]
     todo = [start]
     transitions: dict[str, dict[str, str]] = {}
@@ -134,6 +144,8 @@ def until_rules(node: Until, prefix: str) -> tuple[str, tuple[tuple[str, Expr], 
                 todo.append(t)
     rules: list[tuple[str, Expr]] = []
     for state in states:
+        if root is not None and state == "":
+            continue
         moves = transitions[state]
         special = set(auto.alphabet) | (set(node.first_not) if state == _START else set())
         by_target: dict[str, set[str]] = {"": set()}

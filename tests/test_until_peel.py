@@ -1,0 +1,111 @@
+"""EBNF's free text with a first-character rule keeps its language (issue 10: xgrammar compile time).
+
+Text that avoids some strings and may not start with some characters (``Until`` with ``first_not``
+or ``nonempty``: the content of the start-anchored formats, llama3_json's and the pythonic ones')
+is printed in EBNF as the automaton's states short of its root, the root being xgrammar's tag-less
+``TagDispatch`` (about 2x faster to compile than the whole automaton).  The differential check: the
+same IR printed that way and as the whole automaton (the GBNF printer's form) gives the same
+accept/reject in xgrammar, for every such text the formats make and for hand-made hard cases
+(overlapping and shared-prefix strings, stops followed or not), on a corpus of the forbidden strings,
+their prefixes and mutations.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from toolgram.compiler.automaton import until_rules
+from toolgram.compiler.bundle import compile
+from toolgram.compiler.emit.bnf import BnfPrinter, EbnfPrinter
+from toolgram.compiler.ir import Alt, Dispatch, Expr, Grammar, Lit, Rep, Seq, Token, Until, seq
+from toolgram.grammars import FORMATS
+
+HARD = [
+    Until(("<|python_tag|>",), followed=False, first_not="[ \t\n", nonempty=True),
+    Until(("<|python_tag|>",), first_not="{ \t\n", nonempty=True),
+    Until(("aab", "ab"), followed=False, first_not="b", nonempty=True),
+    Until(("<x>", "<y>"), excludes=("<<",), followed=False, nonempty=True),
+    Until(("ab",), followed=False, first_not="a"),
+    Until(("abab",), followed=False, first_not=" ", nonempty=True),
+]
+
+
+class _AutomatonEbnf(EbnfPrinter):
+    """EBNF with every ``Until`` written as the whole automaton (the form before the peel)."""
+
+    until = BnfPrinter.until
+
+
+def _untils(e: Expr, out: set[Until]) -> None:
+    if isinstance(e, Until):
+        out.add(e)
+    elif isinstance(e, Token):
+        _untils(e.expr, out)
+    elif isinstance(e, (Seq, Alt)):
+        for i in e.items:
+            _untils(i, out)
+    elif isinstance(e, Rep):
+        _untils(e.item, out)
+    elif isinstance(e, Dispatch):
+        _untils(e.lowered, out)
+
+
+def _format_untils() -> list[Until]:
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+              "properties": {"a": {"type": "string"}}}}}]
+    found: set[Until] = set()
+    for fmt in FORMATS:
+        ir = compile(fmt, tools, dialect="ebnf").ir
+        if ir is None:
+            continue
+        for body in ir.rules.values():
+            _untils(body, found)
+    return sorted((u for u in found if u.first_not or u.nonempty), key=repr)
+
+
+def _corpus(u: Until) -> list[str]:
+    words = list(dict.fromkeys(u.stops + u.excludes))
+    atoms = sorted({c for w in words for c in w} | set(u.first_not) | {"x", " "})
+    texts = {""}
+    for w in words:
+        for k in range(len(w) + 1):
+            texts |= {w[:k], "x" + w[:k], w[:k] + "x", w[:k] + w, " " + w[:k], w[k:]}
+    for n in range(1, 4):
+        texts |= {"".join(p) for p in itertools.product(atoms, repeat=n)}
+    rng = random.Random(repr(u))
+    for _ in range(400):
+        parts = [rng.choice(words + atoms) for _ in range(rng.randint(1, 5))]
+        texts.add("".join(parts))
+    return sorted(texts)
+
+
+def _grammar(u: Until) -> Grammar:
+    # the text, then a marker: both forms must end the text at the same places
+    return Grammar(rules={"root": seq(Token(u, "TEXT"), Lit("\x01"))})
+
+
+CASES = HARD + _format_untils()
+
+
+@pytest.mark.parametrize("u", CASES, ids=[f"{i}" for i in range(len(CASES))])
+def test_peeled_free_text_keeps_the_language(u: Until) -> None:
+    from toolgram.engines import xgrammar_engine as xe
+
+    g = _grammar(u)
+    peeled, whole = EbnfPrinter(g).render(), _AutomatonEbnf(g).render()
+    if until_rules(u, "t", "free") is not None:
+        assert "TagDispatch" in peeled and "TagDispatch" not in whole, peeled
+    a, b = xe.compile_ebnf(peeled), xe.compile_ebnf(whole)
+    verdicts = []
+    for text in _corpus(u):
+        got, want = xe.accepts_compiled(a, text + "\x01")[0], xe.accepts_compiled(b, text + "\x01")[0]
+        assert got == want, f"{u}: peeled {'accepts' if got else 'rejects'} {text!r}, the automaton does not"
+        verdicts.append(got)
+    assert any(verdicts) and not all(verdicts)
+
+
+def test_the_formats_have_such_texts() -> None:
+    """The start-anchored formats' content is among the cases (the peel is not tested on toys only)."""
+    assert any("<|python_tag|>" in u.stops for u in _format_untils())
