@@ -5,7 +5,8 @@ every dialect prints the resulting :class:`Grammar`, and the strict parser
 reads the Lark tree through ``Grammar.meta``:
 
 * ``("call", i)``            -- one call of ``tools[i]``
-* ``("arg", i, key)``        -- the value text of a declared argument
+* ``("arg", i, key)``        -- the value text of a declared argument (shared by tools with the
+  same key and value: ``i`` is the first of them; so are ``args`` and ``extra`` rules)
 * ``("args", i)``            -- the whole JSON arguments object (JSON formats)
 * ``("extra", i)``           -- one undeclared argument member (free-form tools)
 * ``("reasoning",)`` / ``("content",)`` -- reasoning text / free text
@@ -90,7 +91,7 @@ class GrammarBuilder:
         members = [(*member(k, sub, f"{ctx.path}.properties.{k}", ctx), k in required) for k, sub in props.items()]
         extra = None
         if extra_allowed:
-            extra = (EMPTY, self.g.add(f"extra-{tool.name}", extra_member(ctx), meta=("extra", index)))
+            extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",)))
         return members, extra
 
     # -- calls ------------------------------------------------------------------------------------
@@ -196,7 +197,7 @@ class GrammarBuilder:
             self._check_key(key, path)
             value = value_of(schema, path, ctx)
             is_raw = isinstance(value, Token) and value.kind == "RAW"
-            arg = self.g.add(f"arg-{tool.name}-{key}", value, meta=("arg", index, key))
+            arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             lead: Expr = Lit(c.param_open + key + c.param_name_end)
             if c.json_name_end is not None:
                 # DSML's string="true|false": JSON values take json_name_end; a raw value that may
@@ -219,7 +220,8 @@ class GrammarBuilder:
 
         if not tool.strict:
             params: Expr = Rep(
-                self.g.add(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), meta=("extra", index)), 0, None
+                self.g.tagged(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), ("extra", index),
+                              share=("extra",)), 0, None
             )
         else:
             members, extra = self._members(index, tool, member, extra_member)
@@ -235,7 +237,7 @@ class GrammarBuilder:
             args = vb.value_once(tool.parameters, ctx.path, f"args-{tool.name}")
         else:
             args = vb.obj({"type": "object"}, ctx.path, f"args-{tool.name}")
-        return self.g.add(f"args-{tool.name}", args, meta=("args", index)), vb
+        return self.g.tagged(f"args-{tool.name}", args, ("args", index), share=("args",)), vb
 
     def _named_json_call(self, index: int, tool: Tool, c: NamedJsonCall) -> Expr:
         args_rule, _ = self._json_args(index, tool)
@@ -293,16 +295,15 @@ class GrammarBuilder:
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
             self._check_key(key, path)
-            arg = self.g.add(
-                f"arg-{tool.name}-{key}", vb.value_once(schema, path, f"t{index}-{key}"), meta=("arg", index, key)
-            )
+            value = vb.value_once(schema, path, f"t{index}-{key}")
+            arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             return Lit(key + key_sep), arg
 
         def extra_member(ctx: SchemaContext) -> Expr:
             return seq(extra_key(vb), vb.any_value())
 
         if not tool.strict:
-            extra = self.g.add(f"extra-{tool.name}", extra_member(ctx), meta=("extra", index))
+            extra = self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",))
             return vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
         members, extra_rule = self._members(index, tool, member, extra_member)
         return vb.object_body(members, comma, extra_rule, f"params-{tool.name}")

@@ -219,7 +219,8 @@ class Grammar:
 
     ``meta`` maps a rule name to a tuple describing what it holds, e.g.
     ``("call", tool_index)`` or ``("arg", tool_index, key)``; the strict parser
-    reads the Lark tree through it.
+    reads the Lark tree through it.  An ``arg``, ``args`` or ``extra`` rule may be shared by tools
+    (:meth:`tagged`): its index is the first tool's.
     """
 
     rules: dict[str, Expr] = field(default_factory=dict)
@@ -229,6 +230,7 @@ class Grammar:
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
     #: value expressions already built for a schema text (see ``ValueBuilder.value_once``)
     memo: dict[tuple, Expr] = field(default_factory=dict, repr=False)
+    _tagged: dict[tuple, str] = field(default_factory=dict, repr=False)
 
     def add(self, name: str, expr: Expr, meta: tuple | None = None) -> Ref:
         """Add a rule under a unique name derived from ``name``; return a reference to it."""
@@ -253,6 +255,18 @@ class Grammar:
             return Ref(hit)
         ref = self.add(name, expr)
         self._interned[expr] = ref.name
+        return ref
+
+    def tagged(self, name: str, expr: Expr, meta: tuple, share: tuple) -> Ref:
+        """A rule tagged ``meta`` for the parser, or the one already holding ``expr`` under the same
+        ``share`` key: tools whose argument has the same key and value share its rule (and then the
+        rules above it), since the strict parser reads an argument by its key under its call."""
+        key = (share, expr)
+        hit = self._tagged.get(key)
+        if hit is not None:
+            return Ref(hit)
+        ref = self.add(name, expr, meta)
+        self._tagged[key] = ref.name
         return ref
 
     def reserve(self, name: str) -> str:
