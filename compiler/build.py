@@ -218,16 +218,23 @@ class GrammarBuilder:
             ends = (c.param_name_end,) if c.json_name_end is None else (c.param_name_end, c.json_name_end)
             return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), raw(), raw_end)
 
-        if not tool.strict:
-            params: Expr = Rep(
-                self.g.tagged(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), ("extra", index),
-                              share=("extra",)), 0, None
-            )
-        else:
+        def params() -> Expr:
+            if not tool.strict:
+                extra = self.g.tagged(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), ("extra", index),
+                                      share=("extra",))
+                return Rep(extra, 0, None)
             members, extra = self._members(index, tool, member, extra_member)
             vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
-            params = vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
-        return seq(head, params, Lit(c.function_end))
+            return vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
+
+        return seq(head, self._params_once(tool, "xml", params), Lit(c.function_end))
+
+    def _params_once(self, tool: Tool, kind: str, build: Any) -> Expr:
+        """A call's arguments, built once per grammar for tools with the same parameters text (see
+        ``Grammar.once``; not for a ``pattern``, whose token names its path)."""
+        text = schema_text(tool.parameters)
+        key = None if text is None or '"pattern"' in text else ("params", kind, tool.strict, text)
+        return self.g.once(key, build, self.relaxed)
 
     def _json_args(self, index: int, tool: Tool) -> tuple[Expr, ValueBuilder]:
         """The rule holding a call's JSON object of arguments (tagged ``args`` for the strict parser)."""
@@ -289,6 +296,9 @@ class GrammarBuilder:
     def _keyword_args(self, index: int, tool: Tool, mode: str, key_sep: str, extra_key: Any) -> Expr:
         """``k<key_sep>v`` members joined by commas, values in ``mode`` (Python keyword arguments,
         Gemma 4's ``k:v``); ``extra_key(vb)`` is the key rule of an undeclared member."""
+        return self._params_once(tool, mode, lambda: self._keyword_args_of(index, tool, mode, key_sep, extra_key))
+
+    def _keyword_args_of(self, index: int, tool: Tool, mode: str, key_sep: str, extra_key: Any) -> Expr:
         ctx = self._ctx(index, tool)
         vb = ValueBuilder(self.g, mode, ctx, f"t{index}")
         comma = vb.punct(",")

@@ -228,7 +228,7 @@ class Grammar:
     meta: dict[str, tuple] = field(default_factory=dict)
     _interned: dict[Expr, str] = field(default_factory=dict, repr=False)
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
-    #: value expressions already built for a schema text (see ``ValueBuilder.value_once``)
+    #: expressions already built, by what they were built from (see :meth:`once`)
     memo: dict[tuple, Expr] = field(default_factory=dict, repr=False)
     _tagged: dict[tuple, str] = field(default_factory=dict, repr=False)
 
@@ -256,6 +256,25 @@ class Grammar:
         ref = self.add(name, expr)
         self._interned[expr] = ref.name
         return ref
+
+    def once(self, key: tuple | None, build: Callable[[], Expr], relaxed: list) -> Expr:
+        """``build()``, or what it gave before under ``key`` (None: never kept).
+
+        ``key`` must name everything the expression depends on but rule names (a schema's text, the
+        syntax, the options).  Rebuilding would then give the same expression, since every rule
+        such a build makes is interned (:meth:`shared`, :meth:`tagged`), so the grammar text is the
+        same either way.  Not kept: a build that adds a rule of its own (recursion, any-value), or
+        that relaxes a schema keyword (``relaxed`` grew: each relaxation names its own path)."""
+        if key is None:
+            return build()
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        rules, interned, n_relaxed = len(self.rules), len(self._interned) + len(self._tagged), len(relaxed)
+        out = build()
+        if len(self.rules) - rules == len(self._interned) + len(self._tagged) - interned and len(relaxed) == n_relaxed:
+            self.memo[key] = out
+        return out
 
     def tagged(self, name: str, expr: Expr, meta: tuple, share: tuple) -> Ref:
         """A rule tagged ``meta`` for the parser, or the one already holding ``expr`` under the same

@@ -315,25 +315,15 @@ class ValueBuilder:
 
     # -- dispatch ------------------------------------------------------------------------------
     def value_once(self, schema: Any, path: str, hint: str) -> Expr:
-        """:meth:`value`, built once per grammar for a schema met before (tools repeat parameter
-        schemas: ``{"type": "string"}`` ...).  A rebuild would give the same expression, since every
-        rule it makes is interned (``Grammar.shared``), so the grammar text is the same either way.
-        Not kept: schemas with ``$ref`` (they resolve against their own document) or ``pattern``
-        (its token names its path), builds that add a rule of their own (recursion, any-value)
-        or relax a feature (the relaxation names its path), and builds in a builder that holds rules
-        of its own already (its any-value rule would be reused without a trace in the key)."""
+        """:meth:`value`, built once per grammar for a schema text met before (tools repeat parameter
+        schemas: ``{"type": "string"}`` ...; see ``Grammar.once``).  Not kept: schemas with ``$ref``
+        (they resolve against their own document) or ``pattern`` (its token names its path), and
+        builds in a builder that holds rules of its own already (its any-value rule would be reused
+        without a trace in the key)."""
         text = schema_text(schema)
-        if text is None or '"pattern"' in text or self._refs:
-            return self.value(schema, path, hint)
-        key = (self.syntax, self.ctx.permissive, text)
-        hit = self.g.memo.get(key)
-        if hit is not None:
-            return hit
-        rules, interned, relaxed = len(self.g.rules), len(self.g._interned), len(self.ctx.relaxed)
-        out = self.value(schema, path, hint)
-        if len(self.g.rules) - rules == len(self.g._interned) - interned and len(self.ctx.relaxed) == relaxed:
-            self.g.memo[key] = out
-        return out
+        key = None if text is None or '"pattern"' in text or self._refs else (
+            "value", self.syntax, self.ctx.permissive, text)
+        return self.g.once(key, lambda: self.value(schema, path, hint), self.ctx.relaxed)
 
     # -- dispatch ------------------------------------------------------------------------------
     def value(self, schema: Any, path: str, hint: str) -> Expr:

@@ -210,13 +210,21 @@ class LarkPrinter:
     def reachable(self) -> list[str]:
         """Rule names reachable from the root, in definition order."""
         seen: set[str] = set()
+        walked: set[int] = set()  # groups already walked (the grammar keeps them alive: ids are stable)
         todo = [self.g.root]
         while todo:
             name = todo.pop()
             if name in seen:
                 continue
             seen.add(name)
-            todo.extend(_refs(self.g.rules[name]))
+            stack = [self.g.rules[name]]
+            while stack:  # a group shared by many rules (a value, an enum) is walked once
+                e = stack.pop()
+                if type(e) is Ref:
+                    todo.append(e.name)
+                elif type(e) in (Seq, Alt, Rep, Token, Dispatch) and id(e) not in walked:
+                    walked.add(id(e))
+                    stack.extend(_children(e))
         return [n for n in self.g.rules if n in seen]
 
     def render(self) -> str:
@@ -272,18 +280,17 @@ def _trie_regex(words: list[str]) -> str:
     return "(?:" + emit(trie) + ")"
 
 
-def _refs(e: Expr) -> list[str]:
-    if isinstance(e, Ref):
-        return [e.name]
+def _children(e: Expr) -> tuple[Expr, ...]:
+    """The sub-expressions of a group (a token's expression, a dispatch's lowered form)."""
     if isinstance(e, (Seq, Alt)):
-        return [n for i in e.items for n in _refs(i)]
+        return e.items
     if isinstance(e, Rep):
-        return _refs(e.item)
+        return (e.item,)
     if isinstance(e, Token):
-        return _refs(e.expr)
+        return (e.expr,)
     if isinstance(e, Dispatch):
-        return _refs(e.lowered)
-    return []
+        return (e.lowered,)
+    return ()
 
 
 _PUNCT = set("{}[](),:;")
