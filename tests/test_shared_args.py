@@ -101,7 +101,7 @@ def test_shared_arguments_same_language(fmt: str, data: st.DataObject) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", list(FORMATS))
-@settings(max_examples=slow_per_format(150), deadline=None)
+@settings(max_examples=slow_per_format(40, minimum=8), deadline=None)  # ~10 s per format at 50 examples
 @given(data=st.data())
 def test_shared_arguments_same_language_long(fmt: str, data: st.DataObject) -> None:
     check_same(fmt, *data.draw(examples()))
