@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
@@ -229,7 +230,7 @@ class GrammarBuilder:
 
         return seq(head, self._params_once(tool, "xml", params), Lit(c.function_end))
 
-    def _params_once(self, tool: Tool, kind: str, build: Any) -> Expr:
+    def _params_once(self, tool: Tool, kind: str, build: Callable[[], Expr]) -> Expr:
         """A call's arguments, built once per grammar for tools with the same parameters text (see
         ``Grammar.once``; not for a ``pattern``, whose token names its path)."""
         text = schema_text(tool.parameters)

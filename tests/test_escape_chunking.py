@@ -17,8 +17,8 @@ TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {
 TEXT = '<tool_call>\n{"name": "f", "arguments": {"s": "a\\nb\\qc\\u00e9\\ud83d\\ude00 \\x"}}\n</tool_call>'
 
 
-def _stream(text: str, sizes: random.Random | None) -> dict:
-    sp = toolgram.StreamParser("hermes", TOOLS)
+def _stream(text: str, sizes: random.Random | None, fmt: str = "hermes") -> dict:
+    sp = toolgram.StreamParser(fmt, TOOLS)
     i = 0
     while i < len(text):
         k = sizes.randint(1, 6) if sizes else 1
@@ -44,23 +44,12 @@ def test_invalid_escape_is_chunk_invariant() -> None:
 PY_TEXT = '[f(s="a\\x4zb\\N{NO SUCH NAME}c\\u00e9\\n")]'
 
 
-def _py_stream(text: str, sizes: random.Random | None) -> dict:
-    sp = toolgram.StreamParser("pythonic", TOOLS)
-    i = 0
-    while i < len(text):
-        k = sizes.randint(1, 6) if sizes else 1
-        sp.feed(text[i:i + k])
-        i += k
-    sp.finish()
-    return sp.message
-
-
 def test_invalid_python_escape_is_chunk_invariant() -> None:
     whole = toolgram.parse("pythonic", PY_TEXT, TOOLS, mode="lenient")
     assert json.loads(whole["tool_calls"][0]["function"]["arguments"]) == {"s": "a\\x4zb\\N{NO SUCH NAME}cé\n"}
     offsets = [d["offset"] for d in whole["diagnostics"] if d["code"] == "invalid_escape"]
     assert offsets == [PY_TEXT.index("\\x"), PY_TEXT.index("\\N")]
     for seed in [None, *range(20)]:
-        msg = _py_stream(PY_TEXT, None if seed is None else random.Random(seed))
+        msg = _stream(PY_TEXT, None if seed is None else random.Random(seed), "pythonic")
         assert msg["tool_calls"] == whole["tool_calls"], seed
         assert msg["diagnostics"] == whole["diagnostics"], seed

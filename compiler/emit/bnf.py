@@ -272,24 +272,20 @@ class EbnfPrinter(BnfPrinter):
         # one rule per distinct TagDispatch (a text followed by a stop and one that is not often avoid
         # the same strings)
         key = self._free.get(free.text) or f"free-{len(self._free) + 1}"
-        self._free[free.text] = key
+        name = key
         if u.first_not or u.nonempty:
             # the first character's rule, then the automaton's states short of its root, whose
             # text is the tag-less TagDispatch (~2x faster to compile than the whole automaton)
             made = until_rules(u, f"text-{len(self._until_names) + 1}", key)
             if made is None:
                 return super().until(u)
-            start, rules = made
-            self._until_names[u] = start
-            self.extra[key] = free
-            for name, body in rules:
-                self.extra[name] = body
-            self._used.append(start)
-            return start
+            name, rules = made
+            self._until_names[u] = name
+            self.extra.update(rules)
+        self._free[free.text] = key
         self.extra[key] = free
-        self._used.append(key)
-        return key
-
+        self._used.append(name)
+        return name
 
 #: first words of the rule names the printers generate (Until automata, TagDispatch, long repetitions)
 _GENERATED = frozenset(("text", "free", "dispatch", "rpt", "root"))
