@@ -18,6 +18,10 @@ single-quoted Python string for the pythonic ones, ``([^<] | "<" [^/])*`` for th
 what a person would write for this one call (e.g. no whitespace variants, no parallel calls),
 so its language is smaller than toolgram's; it is a speed reference, not an equivalent grammar.
 
+A third table shows what a grammar costs where it branches per tool: the apply time right before the
+tool's name with 1/10/100 tools, toolgram's GBNF (left-factored, ``compiler/factor.py``) beside the
+same IR printed without factoring.
+
 A second table isolates the grammar from the model (steady on a loaded machine too): the time of
 one ``llama_sampler_apply`` of the grammar sampler over the full 49,152-token candidate array
 (what llama-cpp-python does once per generated token), in two states: at the start of the
@@ -39,6 +43,7 @@ from _common import (
     interleaved,
     machine_footer,
     machine_header,
+    make_tools,
     median,
     ratio,
     reasoning_off,
@@ -101,7 +106,7 @@ def apply_ms(gbnf: str, prefix: str, reps: int) -> float:
             t0 = time.perf_counter()
             llama_cpp.llama_sampler_apply(smpl, ctypes.byref(arr))
             times.append((time.perf_counter() - t0) * 1000)
-        allowed = sum(1 for i in range(0, n, 97) if work[i].logit != float("-inf"))
+        allowed = any(work[i].logit != float("-inf") for i in range(n))
         if not allowed and prefix:
             return float("nan")  # the prefix left the grammar (tokenisation mismatch): no figure
         return median(times)
@@ -127,6 +132,26 @@ def apply_table(formats: list[str], reps: int) -> None:
         print(f"{fmt:<16} {row[0]:11.2f} {row[1]:9.2f} {row[2]:8.2f} {row[3]:15.2f} {row[4]:9.2f} {row[5]:8.2f}",
               flush=True)
     print("(tg/hand = hand time ÷ toolgram time: >= 0.97 means toolgram's grammar costs no more)")
+
+
+def tools_table(formats: list[str], reps: int, sizes: tuple[int, ...] = (1, 10, 100)) -> None:
+    """Apply ms right before the tool's name (where a grammar branches per tool), 1/10/100 tools:
+    toolgram's GBNF (left-factored: one stack up to the name) and the same IR printed unfactored."""
+    from toolgram.compiler.emit.bnf import GbnfPrinter
+
+    print(f"\n## per-tool branching: ms per apply before the tool name, {'/'.join(map(str, sizes))} tools, "
+          f"toolgram GBNF (factored) vs the same IR unfactored (median of {reps})")
+    print(f"{'format':<16} " + " ".join(f"{f'{n} fact.':>9} {f'{n} unf.':>9}" for n in sizes))
+    for fmt in formats:
+        row = []
+        for n in sizes:
+            tools = make_tools(n)
+            b = toolgram.compile(fmt, tools, dialect="gbnf", tool_choice="required", parallel_tool_calls=False,
+                                 reasoning=reasoning_off(fmt))
+            call = render_calls(fmt, [("tool_0", {"location": "Paris"})])
+            prefix = call[:call.index("tool_0")]
+            row += [apply_ms(b.grammar, prefix, reps), apply_ms(GbnfPrinter(b.ir).render(), prefix, reps)]
+        print(f"{fmt:<16} " + " ".join(f"{x:9.2f}" for x in row), flush=True)
 
 
 def main() -> int:
@@ -168,6 +193,7 @@ def main() -> int:
 
     if args.skip_decode:
         apply_table(formats, args.apply_reps)
+        tools_table(formats, max(3, args.apply_reps // 2))
         machine_footer()
         return 0
     print(f"{'format':<16} {'free tok/s':>10} {'hand tok/s':>10} {'toolgram':>9} {'hand/free':>9} "
@@ -200,6 +226,7 @@ def main() -> int:
             print("  samples: " + json.dumps({k: v[:80] for k, v in texts.items()}))
     print(f"worst toolgram ÷ hand: {worst[0]:.2f} ({worst[1]}); target >= 0.97")
     apply_table(formats, 5 if args.quick else args.apply_reps)
+    tools_table(formats, 3 if args.quick else max(3, args.apply_reps // 2))
     machine_footer()
     return 0
 

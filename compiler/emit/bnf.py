@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from ..automaton import until_rules
+from ..factor import left_factor
 from ..ir import RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until
 
 
@@ -422,8 +423,8 @@ class _Raw(Expr):
 
 
 def to_gbnf(grammar: Grammar) -> str:
-    return GbnfPrinter(grammar).render()
+    return GbnfPrinter(left_factor(grammar)).render()
 
 
 def to_ebnf(grammar: Grammar) -> str:
-    return EbnfPrinter(grammar).render()
+    return EbnfPrinter(left_factor(grammar)).render()

@@ -47,7 +47,7 @@ from ..ir import EMPTY, Expr, Grammar, Lit, Ref, Rep, Token, alt, seq, up_to
 from ..options import Options
 from ..schema import Tool
 from ..values import JSON_WS, WS
-from .bnf import EbnfPrinter
+from .bnf import to_ebnf
 
 Fmt = dict[str, Any]
 _EMPTY: Fmt = {"type": "grammar", "grammar": 'root ::= ""\n'}  # OpenVINO rejects an empty const_string
@@ -73,7 +73,7 @@ class _Emitter:
         if expr == EMPTY:
             return None
         g = Grammar(rules={**self.ir.rules, "root": expr}, root="root")
-        return {"type": "grammar", "grammar": EbnfPrinter(g).render()}
+        return {"type": "grammar", "grammar": to_ebnf(g)}
 
     @staticmethod
     def sequence(*parts: Fmt | None) -> Fmt:

@@ -1,0 +1,155 @@
+"""Left factoring (``compiler/factor.py``) keeps every grammar's language and shares the beginnings.
+
+GBNF and EBNF (and structural tags' grammar parts) are printed from the factored grammar.  Each check
+here compiles random tools plus copies whose names extend the originals' (``t0`` and ``t0_b``: the
+name trie gets empty remainders and deep splits), prints the same IR factored and as it is, and gives
+renderings of random calls and mutations of them to llama.cpp (GBNF) and xgrammar (EBNF): both
+forms must accept and reject alike.  Then the point of it: no alternation of a factored grammar has
+two branches that begin with the same item or the same literal character (llama.cpp keeps one stack
+per branch through a shared beginning), except where a branch is a rule that other rules use too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import calls_for, per_format, slow_per_format, tool, tool_lists
+from test_shared_args import mutations
+from toolgram.compiler.bundle import compile
+from toolgram.compiler.emit.bnf import EbnfPrinter, GbnfPrinter
+from toolgram.compiler.factor import left_factor
+from toolgram.compiler.ir import Alt, Expr, Grammar, Lit, Ref, Rep, Seq, Token
+from toolgram.grammars import FORMATS
+from toolgram.grammars.render import render_calls
+
+from toolgram.engines import llamacpp_engine as le
+from toolgram.engines import xgrammar_engine as xe
+
+DEFAULT_FORMATS = ("hermes", "pythonic", "qwen3_coder", "minimax_m2", "gemma4", "llama3_json", "gpt_oss",
+                   "deepseek_v3_1")
+
+
+def extended(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``tools`` and a copy of each whose name extends the original's (``t0`` -> ``t0_b``)."""
+    copies = [{**t, "function": {**t["function"], "name": t["function"]["name"] + "_b"}} for t in tools]
+    return [*tools, *copies]
+
+
+def check_same(fmt: str, tools: list[dict[str, Any]], calls: list[tuple[str, dict[str, Any]]],
+               choice: str = "required", parallel: bool = True) -> None:
+    options: dict[str, Any] = {"tool_choice": choice, "parallel_tool_calls": parallel}
+    gb, eb = (compile(fmt, tools, dialect=d, **options) for d in ("gbnf", "ebnf"))
+    assert gb.ir is not None and eb.ir is not None
+    plain_g, plain_e = GbnfPrinter(gb.ir).render(), EbnfPrinter(eb.ir).render()
+    xa, xb = xe.compile_ebnf(eb.grammar), xe.compile_ebnf(plain_e)
+    names = [t["function"]["name"] for t in tools]
+    text = render_calls(fmt, calls)
+    for s in mutations(text, names):
+        g = le.accepts_gbnf(gb.grammar, s)[0]
+        assert g == le.accepts_gbnf(plain_g, s)[0], f"GBNF factored {g} on {s!r}"
+        e = xe.accepts_compiled(xa, s)[0]
+        assert e == xe.accepts_compiled(xb, s)[0], f"EBNF factored {e} on {s!r}"
+    if choice == "required":
+        assert le.accepts_gbnf(gb.grammar, text)[0] and xe.accepts_compiled(xa, text)[0], text
+
+
+@st.composite
+def examples(draw: st.DrawFn) -> tuple[list, list, str, bool]:
+    tools = extended(draw(tool_lists()))
+    parallel = draw(st.booleans())
+    return tools, draw(calls_for(tools, max_calls=3 if parallel else 1)), draw(st.sampled_from(["required", "auto"])), \
+        parallel
+
+
+@pytest.mark.parametrize("fmt", DEFAULT_FORMATS)
+@settings(max_examples=per_format(30, minimum=10), deadline=None)
+@given(data=st.data())
+def test_factored_same_language(fmt: str, data: st.DataObject) -> None:
+    check_same(fmt, *data.draw(examples()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@settings(max_examples=slow_per_format(30, minimum=8), deadline=None)
+@given(data=st.data())
+def test_factored_same_language_long(fmt: str, data: st.DataObject) -> None:
+    check_same(fmt, *data.draw(examples()))
+
+
+PREFIXED = {"type": "object", "properties": {
+    "u": {"type": "string", "enum": ["", "cel", "celsius", "cello", "fahrenheit"]},
+    "uv": {"type": "integer", "enum": [1, 12, 123]}}}
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "pythonic", "qwen3_coder", "glm4_7", "gemma4", "kimi_k2"])
+def test_names_and_values_that_are_prefixes(fmt: str) -> None:
+    """Tool names, keys and enum values that are prefixes of each other (empty remainders)."""
+    tools = [tool(n, PREFIXED) for n in ("get", "get_time", "get_times", "set", "g")]
+    for calls in ([("get", {"u": ""})], [("get_time", {"u": "cel", "uv": 12})],
+                  [("get_times", {"u": "celsius"}), ("g", {"uv": 1})], [("set", {"u": "cello", "uv": 123})]):
+        check_same(fmt, tools, calls)
+
+
+def _head(items: tuple[Expr, ...]) -> tuple[object, bool]:
+    """A branch's first item (Tokens looked through; a literal by its first character), and whether it
+    is a reference to a rule."""
+    while items and type(items[0]) is Token:
+        inner = items[0].expr  # type: ignore[attr-defined]
+        items = (inner.items if type(inner) is Seq else (inner,)) + items[1:]
+    if not items or items[0] == Lit(""):
+        return None, False
+    h = items[0]
+    return (("lit", h.text[0]) if type(h) is Lit else h), type(h) is Ref  # type: ignore[attr-defined]
+
+
+def _alternations(e: Expr, out: list[Alt]) -> None:
+    if type(e) is Alt:
+        out.append(e)  # type: ignore[arg-type]
+    if type(e) in (Seq, Alt):
+        for i in e.items:  # type: ignore[attr-defined]
+            _alternations(i, out)
+    elif type(e) is Rep:
+        _alternations(e.item, out)  # type: ignore[attr-defined]
+    elif type(e) is Token:
+        _alternations(e.expr, out)  # type: ignore[attr-defined]
+
+
+def shared_beginnings(g: Grammar) -> list[tuple[str, object]]:
+    """Alternations with two branches beginning alike (neither a reference to a rule)."""
+    out = []
+    for name, body in g.rules.items():
+        alts: list[Alt] = []
+        _alternations(body, alts)
+        for a in alts:
+            seen: set[object] = set()
+            for item in a.items:
+                head, is_ref = _head(item.items if type(item) is Seq else (item,))  # type: ignore[attr-defined]
+                if head is None or is_ref:
+                    continue
+                if head in seen:
+                    out.append((name, head))
+                seen.add(head)
+    return out
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_no_alternation_begins_twice(fmt: str) -> None:
+    tools = [tool(n, PREFIXED) for n in ("get", "get_time", "get_times", "set", "g")]
+    tools += [tool(f"tool_{i}", {"type": "object", "properties": {"a": {"type": "string"}}}) for i in range(12)]
+    for choice in ("required", "auto"):
+        ir = compile(fmt, tools, dialect="gbnf", tool_choice=choice).ir
+        assert ir is not None
+        assert shared_beginnings(left_factor(ir)) == []
+    # the check is not vacuous: the same grammar unfactored has alternations that begin alike
+    assert shared_beginnings(ir)
+
+
+def test_factoring_takes_out_the_call_prefix() -> None:
+    """hermes with 100 tools: ``call`` begins with the shared ``{"name": "tool_`` once."""
+    tools = [tool(f"tool_{i}", {"type": "object", "properties": {"a": {"type": "string"}}}) for i in range(100)]
+    text = compile("hermes", tools, dialect="gbnf", tool_choice="required").grammar
+    call = next(line for line in text.splitlines() if line.startswith("call ::= "))
+    assert call.startswith('call ::= "{" ws "\\"name\\"" ws ":" ws "\\"tool_" (call-tool-0 | "1" (call-tool-1 | '), call
