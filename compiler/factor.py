@@ -16,7 +16,6 @@ name.  ``A B | A C`` and ``A (B | C)`` are the same language, so the grammar's l
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 from .ir import EMPTY, Alt, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
@@ -40,33 +39,55 @@ def _open(items: tuple[Expr, ...]) -> tuple[Expr, ...]:
     return items
 
 
-def _refs(e: Expr) -> Iterator[str]:
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        t = type(x)
+def _key(items: tuple[Expr, ...]) -> tuple[str, object] | None:
+    """What a branch begins with, for grouping: a literal's first character, or its first item."""
+    items = _open(items)
+    if not items:
+        return None
+    head = items[0]
+    return ("lit", head.text[0]) if type(head) is Lit else ("item", head)  # type: ignore[attr-defined]
+
+
+def count_uses(rules: dict[str, Expr]) -> dict[str, int]:
+    """How many times each rule is referenced.  A node shared by several rules (the JSON ``ws`` and
+    string groups are one object each) is walked once and its references counted per use."""
+    inside: dict[int, tuple[str, ...]] = {}
+
+    def refs(e: Expr) -> tuple[str, ...]:
+        hit = inside.get(id(e))
+        if hit is not None:
+            return hit
+        t = type(e)
         if t is Ref:
-            yield x.name  # type: ignore[attr-defined]
+            out: tuple[str, ...] = (e.name,)  # type: ignore[attr-defined]
         elif t is Seq or t is Alt:
-            stack.extend(x.items)  # type: ignore[attr-defined]
+            out = tuple(n for i in e.items for n in refs(i))  # type: ignore[attr-defined]
         elif t is Rep:
-            stack.append(x.item)  # type: ignore[attr-defined]
+            out = refs(e.item)  # type: ignore[attr-defined]
         elif t is Token:
-            stack.append(x.expr)  # type: ignore[attr-defined]
+            out = refs(e.expr)  # type: ignore[attr-defined]
         elif t is Dispatch:
-            stack += [x.then, x.lowered]  # type: ignore[attr-defined]
+            out = refs(e.then) + refs(e.lowered)  # type: ignore[attr-defined]
+        else:
+            out = ()
+        inside[id(e)] = out
+        return out
+
+    uses: dict[str, int] = {}
+    for body in rules.values():
+        for name in refs(body):
+            uses[name] = uses.get(name, 0) + 1
+    return uses
 
 
 class _Factor:
     def __init__(self, g: Grammar) -> None:
         self.g = g
-        self.uses: dict[str, int] = {}
-        for body in g.rules.values():
-            for name in _refs(body):
-                self.uses[name] = self.uses.get(name, 0) + 1
+        self.uses = count_uses(g.rules)
         self.rules = dict(g.rules)
         #: rules looked into by an alternation (their remainder is set by it, never rewritten alone)
         self.taken: set[str] = set()
+        self.memo: dict[Expr, Expr] = {}
 
     def run(self) -> Grammar:
         for name in list(self.g.rules):
@@ -75,27 +96,40 @@ class _Factor:
         return replace(self.g, rules=self.rules, _interned={}, memo={}, _tagged={})
 
     def expr(self, e: Expr) -> Expr:
+        """``e`` factored; ``e`` itself when nothing in it changes (its hash and printed name kept)."""
         t = type(e)
+        if t is not Alt and t is not Seq and t is not Rep and t is not Token:
+            return e  # Dispatch (EBNF prints its parts as they are), atoms, Until, Ref
+        hit = self.memo.get(e)
+        if hit is not None:
+            return hit
         if t is Alt:
-            return self.alternation(e)  # type: ignore[arg-type]
-        if t is Seq:
-            return seq(*(self.expr(i) for i in e.items))  # type: ignore[attr-defined]
-        if t is Rep:
-            return replace(e, item=self.expr(e.item))  # type: ignore[arg-type, attr-defined]
-        if t is Token:
-            return replace(e, expr=self.expr(e.expr))  # type: ignore[arg-type, attr-defined]
-        return e  # Dispatch (EBNF prints its parts as they are), atoms, Until, Ref
+            out = self.alternation(e)  # type: ignore[arg-type]
+        elif t is Seq:
+            items = [self.expr(i) for i in e.items]  # type: ignore[attr-defined]
+            out = e if all(a is b for a, b in zip(items, e.items, strict=True)) else seq(*items)  # type: ignore[attr-defined]
+        elif t is Rep:
+            item = self.expr(e.item)  # type: ignore[attr-defined]
+            out = e if item is e.item else replace(e, item=item)  # type: ignore[attr-defined, arg-type]
+        else:
+            inner = self.expr(e.expr)  # type: ignore[attr-defined]
+            out = e if inner is e.expr else replace(e, expr=inner)  # type: ignore[attr-defined, arg-type]
+        self.memo[e] = out
+        return out
 
     def alternation(self, a: Alt) -> Expr:
         branches: list[_Branch] = []
         for item in a.items:
-            if type(item) is Ref and self._inlinable(item.name):
-                body = self.rules[item.name]
-                if type(body) is not Alt:
-                    self.taken.add(item.name)
-                    branches.append((_items(body), item.name))
-                    continue
-            branches.append((_items(item), None))
+            origin = item.name if type(item) is Ref and self._inlinable(item.name) else None  # type: ignore[attr-defined]
+            if origin is not None and type(self.rules[origin]) is not Alt:
+                branches.append((_items(self.rules[origin]), origin))
+            else:
+                branches.append((_items(item), None))
+        keys = [k for k in (_key(b[0]) for b in branches) if k is not None]
+        if len(set(keys)) == len(keys):  # nothing to share: the branches as they are
+            items = [self.expr(i) for i in a.items]
+            return a if all(x is y for x, y in zip(items, a.items, strict=True)) else alt(*items)
+        self.taken.update(b[1] for b in branches if b[1] is not None)
         return self.factor(branches)
 
     def _inlinable(self, name: str) -> bool:
@@ -105,13 +139,10 @@ class _Factor:
     def factor(self, branches: list[_Branch]) -> Expr:
         groups: dict[object, list[_Branch]] = {}
         for b in branches:
-            items = _open(b[0])
-            head = items[0] if items else None
-            key: object = ("lit", head.text[0]) if type(head) is Lit else ("item", head)  # type: ignore[union-attr]
-            groups.setdefault(key, []).append(b)
+            groups.setdefault(_key(b[0]), []).append(b)
         parts = []
         for key, members in groups.items():
-            if len(members) == 1 or key == ("item", None):
+            if len(members) == 1 or key is None:
                 parts += [self.leaf(b) for b in members]
                 continue
             members = [(_open(b[0]), b[1]) for b in members]

@@ -21,7 +21,7 @@ from test_shared_args import mutations
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.emit.bnf import EbnfPrinter, GbnfPrinter
 from toolgram.compiler.factor import left_factor
-from toolgram.compiler.ir import Alt, Expr, Grammar, Lit, Ref, Rep, Seq, Token
+from toolgram.compiler.ir import Alt, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
 from toolgram.grammars import FORMATS
 from toolgram.grammars.render import render_calls
 
@@ -153,3 +153,19 @@ def test_factoring_takes_out_the_call_prefix() -> None:
     text = compile("hermes", tools, dialect="gbnf", tool_choice="required").grammar
     call = next(line for line in text.splitlines() if line.startswith("call ::= "))
     assert call.startswith('call ::= "{" ws "\\"name\\"" ws ":" ws "\\"tool_" (call-tool-0 | "1" (call-tool-1 | '), call
+
+
+def test_a_rule_used_elsewhere_keeps_its_body() -> None:
+    """An alternation looks into a rule only it uses, and what remains keeps the rule's name; a rule
+    also used elsewhere is left whole (and the alternation as it is)."""
+    from toolgram.compiler.factor import count_uses
+
+    rules = {"a": Lit("xa1"), "b": seq(Lit("xb"), Ref("c")), "c": Lit("2")}
+    once = left_factor(Grammar(rules={"root": alt(Ref("a"), Ref("b")), **rules}))
+    assert once.rules["root"] == seq(Lit("x"), alt(Ref("a"), Ref("b")))
+    assert once.rules["a"] == Lit("a1") and once.rules["b"] == seq(Lit("b"), Ref("c"))
+    twice = left_factor(Grammar(rules={"root": seq(alt(Ref("a"), Ref("b")), Ref("a")), **rules}))
+    assert twice.rules["a"] == Lit("xa1") and twice.rules["root"] == seq(alt(Ref("a"), Ref("b")), Ref("a"))
+    # a node object shared by two rules counts its references once per use
+    shared = seq(Lit("q"), Ref("c"))
+    assert count_uses({"p": shared, "q": seq(Lit("y"), shared), "c": Lit("z")}) == {"c": 2}
