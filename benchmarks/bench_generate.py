@@ -63,6 +63,11 @@ class _Recorder:
         self._pipeline = pipeline
         self.last: Any = None
 
+    def wrap(self, pipeline: Any) -> _Recorder:
+        """Record ``pipeline`` from now on (the Generator's reload hands in a new one)."""
+        self._pipeline, self.last = pipeline, None
+        return self
+
     def generate(self, *args: Any, **kwargs: Any) -> Any:
         self.last = self._pipeline.generate(*args, **kwargs)
         return self.last
@@ -178,6 +183,10 @@ def main() -> int:
     gen = Generator(smollm2_gguf_path(), "CPU")
     rec = _Recorder(gen.pipeline)
     gen.pipeline = rec
+    # the Generator loads a fresh pipeline past max_grammars distinct grammars (its memory bound):
+    # record that one too, or every later row would read the last result before the reload
+    load = gen._load
+    gen._load = lambda: rec.wrap(load())  # type: ignore[method-assign]
     decode_table(gen, rec, formats, pairs, tokens)
     if args.vs_llamacpp:
         gen.pipeline = rec._pipeline

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import os
 import string
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
 from toolgram.compiler.bundle import Bundle, lazy_patterns
+from toolgram.compiler.ir import Alt, Dispatch, Expr, Rep, Seq, Token
 from toolgram.grammars import FORMATS, get_format
 
 # --------------------------------------------------------------------------------------------
@@ -315,6 +316,26 @@ def calls_for(draw: st.DrawFn, tools: list[dict[str, Any]], max_calls: int = 3,
             args = draw(object_values(params))
         out.append((fn["name"], args))
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# The grammar IR
+
+
+def ir_nodes(e: Expr) -> Iterator[Expr]:
+    """Every node of ``e``, ``e`` first: through Tokens, both parts of a Dispatch; Refs are not followed."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        if isinstance(x, Token):
+            stack.append(x.expr)
+        elif isinstance(x, (Seq, Alt)):
+            stack.extend(reversed(x.items))
+        elif isinstance(x, Rep):
+            stack.append(x.item)
+        elif isinstance(x, Dispatch):
+            stack += [x.lowered, x.then]
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,30 +13,14 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from strategies import SCHEMAS
+from strategies import SCHEMAS, ir_nodes
 from toolgram.compiler.bundle import compile
-from toolgram.compiler.ir import Alt, Dispatch, Expr, Grammar, Rep, Seq, Token, nullable
+from toolgram.compiler.ir import Dispatch, Grammar, nullable
 from toolgram.grammars import FORMATS
 
 
-def _dispatches(e: Expr, out: list[Dispatch]) -> None:
-    if isinstance(e, Dispatch):
-        out.append(e)
-        _dispatches(e.then, out)
-    elif isinstance(e, Token):
-        _dispatches(e.expr, out)
-    elif isinstance(e, (Seq, Alt)):
-        for i in e.items:
-            _dispatches(i, out)
-    elif isinstance(e, Rep):
-        _dispatches(e.item, out)
-
-
 def _all_dispatches(g: Grammar) -> list[Dispatch]:
-    out: list[Dispatch] = []
-    for body in g.rules.values():
-        _dispatches(body, out)
-    return out
+    return [x for body in g.rules.values() for x in ir_nodes(body) if isinstance(x, Dispatch)]
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import calls_for, per_format, slow_per_format, tool, tool_lists
+from strategies import calls_for, ir_nodes, per_format, slow_per_format, tool, tool_lists
 from test_shared_args import mutations
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.emit.bnf import EbnfPrinter, GbnfPrinter
 from toolgram.compiler.factor import left_factor
-from toolgram.compiler.ir import Alt, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
+from toolgram.compiler.ir import Alt, Expr, Grammar, Lit, Ref, Seq, Token, alt, seq
 from toolgram.grammars import FORMATS
 from toolgram.grammars.render import render_calls
 
@@ -105,25 +105,11 @@ def _head(items: tuple[Expr, ...]) -> tuple[object, bool]:
     return (("lit", h.text[0]) if type(h) is Lit else h), type(h) is Ref  # type: ignore[attr-defined]
 
 
-def _alternations(e: Expr, out: list[Alt]) -> None:
-    if type(e) is Alt:
-        out.append(e)  # type: ignore[arg-type]
-    if type(e) in (Seq, Alt):
-        for i in e.items:  # type: ignore[attr-defined]
-            _alternations(i, out)
-    elif type(e) is Rep:
-        _alternations(e.item, out)  # type: ignore[attr-defined]
-    elif type(e) is Token:
-        _alternations(e.expr, out)  # type: ignore[attr-defined]
-
-
 def shared_beginnings(g: Grammar) -> list[tuple[str, object]]:
     """Alternations with two branches beginning alike (neither a reference to a rule)."""
     out = []
     for name, body in g.rules.items():
-        alts: list[Alt] = []
-        _alternations(body, alts)
-        for a in alts:
+        for a in (x for x in ir_nodes(body) if type(x) is Alt):
             seen: set[object] = set()
             for item in a.items:
                 head, is_ref = _head(item.items if type(item) is Seq else (item,))  # type: ignore[attr-defined]

@@ -16,10 +16,11 @@ import itertools
 import random
 
 import pytest
+from strategies import ir_nodes
 from toolgram.compiler.automaton import until_rules
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.emit.bnf import BnfPrinter, EbnfPrinter
-from toolgram.compiler.ir import Alt, Dispatch, Expr, Grammar, Lit, Rep, Seq, Token, Until, seq
+from toolgram.compiler.ir import Grammar, Lit, Token, Until, seq
 from toolgram.grammars import FORMATS
 
 HARD = [
@@ -38,20 +39,6 @@ class _AutomatonEbnf(EbnfPrinter):
     until = BnfPrinter.until
 
 
-def _untils(e: Expr, out: set[Until]) -> None:
-    if isinstance(e, Until):
-        out.add(e)
-    elif isinstance(e, Token):
-        _untils(e.expr, out)
-    elif isinstance(e, (Seq, Alt)):
-        for i in e.items:
-            _untils(i, out)
-    elif isinstance(e, Rep):
-        _untils(e.item, out)
-    elif isinstance(e, Dispatch):
-        _untils(e.lowered, out)
-
-
 def _format_untils() -> list[Until]:
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
               "properties": {"a": {"type": "string"}}}}}]
@@ -61,7 +48,7 @@ def _format_untils() -> list[Until]:
         if ir is None:
             continue
         for body in ir.rules.values():
-            _untils(body, found)
+            found.update(x for x in ir_nodes(body) if isinstance(x, Until))
     return sorted((u for u in found if u.first_not or u.nonempty), key=repr)
 
 
