@@ -318,6 +318,18 @@ def calls_for(draw: st.DrawFn, tools: list[dict[str, Any]], max_calls: int = 3,
     return out
 
 
+def mutations(text: str, names: list[str]) -> list[str]:
+    """``text`` and strings near it: cut, a character dropped or added, doubled, a call renamed."""
+    out = [text, text + text, text + "x", " " + text]
+    for k in {len(text) // 4, len(text) // 2, 3 * len(text) // 4, len(text) - 1}:
+        out += [text[:k], text[:k] + text[k + 1:], text[:k] + "}" + text[k:], text[:k] + "<" + text[k:]]
+    for a in names:
+        for b in names:
+            if a != b and a in text:
+                out.append(text.replace(a, b, 1))
+    return list(dict.fromkeys(out))
+
+
 # --------------------------------------------------------------------------------------------
 # The grammar IR
 

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import calls_for, ir_nodes, per_format, slow_per_format, tool, tool_lists
-from test_shared_args import mutations
+from strategies import calls_for, ir_nodes, mutations, per_format, slow_per_format, tool, tool_lists
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.emit.bnf import EbnfPrinter, GbnfPrinter
 from toolgram.compiler.factor import left_factor

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import calls_for, per_format, slow_per_format, tool, tool_lists
+from strategies import calls_for, mutations, per_format, slow_per_format, tool, tool_lists
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.ir import Grammar
 from toolgram.grammars import FORMATS
@@ -50,18 +50,6 @@ def twinned(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``tools`` and a copy of each under another name (``t0`` -> ``u0``)."""
     copies = [{**t, "function": {**t["function"], "name": "u" + t["function"]["name"][1:]}} for t in tools]
     return [*tools, *copies]
-
-
-def mutations(text: str, names: list[str]) -> list[str]:
-    """``text`` and strings near it: cut, a character dropped or added, doubled, a call renamed."""
-    out = [text, text + text, text + "x", " " + text]
-    for k in {len(text) // 4, len(text) // 2, 3 * len(text) // 4, len(text) - 1}:
-        out += [text[:k], text[:k] + text[k + 1:], text[:k] + "}" + text[k:], text[:k] + "<" + text[k:]]
-    for a in names:
-        for b in names:
-            if a != b and a in text:
-                out.append(text.replace(a, b, 1))
-    return list(dict.fromkeys(out))
 
 
 def check_same(fmt: str, tools: list[dict[str, Any]], calls: list[tuple[str, dict[str, Any]]]) -> None:
