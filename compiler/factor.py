@@ -4,8 +4,9 @@ llama.cpp keeps one grammar stack per alternative it is inside, and its sampler 
 candidate token against every stack.  ``call ::= call-a | call-b | ...`` whose rules all begin with
 ``"{" ws "\\"name\\"" ws ":" ws`` keeps one stack per tool (three per tool where ``ws`` branches)
 through those tokens, so each token there cost ~28x more with 100 tools than with one.  Factored,
-``call ::= ename ecolon ("\\"tool_" ("0\\"" call-a | "1\\"" call-b ...))`` keeps one stack up
-to the first character that tells the tools apart.
+``call ::= "{" ws "\\"name\\"" ws ":" ws "\\"tool_" ("0\\"" call-a | "1\\"" call-b ...)`` keeps one
+stack up to the first character that tells the tools apart (a leading Token, such as ``ename``, is
+looked through, so its items print inline).
 
 :func:`left_factor` rewrites every alternation in a grammar that way: equal first items are taken
 out once, literals sharing a first character are split at their longest common prefix.  A
