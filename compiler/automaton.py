@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .ir import EMPTY, Alt, Chars, Expr, Lit, Ref, Rep, Seq, Until, alt, seq
+from .ir import EMPTY, Chars, Expr, Ref, Rep, Until, alt, seq
 
 _START = "\0start"
 
@@ -107,50 +107,6 @@ class _Automaton:
         return True
 
 
-class _Dfa:
-    """The automaton of an :class:`Until` as a graph: ``edges[state]`` lists ``(target, chars)``
-    (one character class per target; a character outside the alphabet leads to the root ``""``),
-    ``states`` in discovery order from ``start``."""
-
-    def __init__(self, node: Until) -> None:
-        self.auto = auto = _GapAutomaton(node) if node.gap else _Automaton(node)
-        self.start = start = _START if (node.first_not or node.nonempty) else ""
-        self.states = [start]
-        seen = {start}
-        todo = [start]
-        transitions: dict[str, dict[str, str]] = {}
-        while todo:
-            state = todo.pop()
-            barred = set(node.first_not) if state == _START else set()
-            moves = {}
-            for ch in auto.alphabet:
-                if ch in barred:
-                    continue
-                nxt = auto.step(state, ch)
-                if nxt is not None:
-                    moves[ch] = nxt
-            transitions[state] = moves
-            for t in sorted(set(moves.values()) | {""}):
-                if t not in seen:
-                    seen.add(t)
-                    self.states.append(t)
-                    todo.append(t)
-        self.edges: dict[str, list[tuple[str, Chars]]] = {}
-        for state in self.states:
-            special = set(auto.alphabet) | (set(node.first_not) if state == _START else set())
-            by_target: dict[str, set[str]] = {"": set()}
-            for ch, t in transitions[state].items():
-                by_target.setdefault(t, set()).add(ch)
-            edges = self.edges[state] = []
-            for t, chs in sorted(by_target.items()):
-                # the root takes every character that leads nowhere else (a negated class)
-                chosen = special - chs if t == "" else chs
-                edges.append((t, Chars.of("".join(sorted(chosen)), negated=t == "")))
-
-    def accepting(self, state: str) -> bool:
-        return self.auto.accepting(state)
-
-
 @lru_cache(maxsize=512)
 def until_rules(node: Until, prefix: str, root: str | None = None) -> tuple[str, tuple[tuple[str, Expr], ...]] | None:
     """Rules for ``node``: returns the start rule's name and ``(name, expr)`` pairs, names from ``prefix``.
@@ -159,100 +115,56 @@ def until_rules(node: Until, prefix: str, root: str | None = None) -> tuple[str,
     (xgrammar's tag-less ``TagDispatch``), standing for the automaton's root state, which then gets
     no rule of its own; None (no rules) when that is not the same language, i.e. when some state
     may not end the text."""
-    dfa = _Dfa(node)
-    auto, start = dfa.auto, dfa.start
+    auto = _GapAutomaton(node) if node.gap else _Automaton(node)
+    start = _START if (node.first_not or node.nonempty) else ""
     names = {start: prefix}
     if root is not None:
         # the root rule reads like the automaton from its root state only if every state may end the text
         if start == "" or isinstance(auto, _GapAutomaton) or not all(map(auto.accepting, auto.prefixes)):
             return None
         names[""] = root
-    for state in dfa.states:
-        names.setdefault(state, f"{prefix}-{len(names)}")
+    states = [start]
+    todo = [start]
+    transitions: dict[str, dict[str, str]] = {}
+    while todo:
+        state = todo.pop()
+        barred = set(node.first_not) if state == _START else set()
+        moves = {}
+        for ch in auto.alphabet:
+            if ch in barred:
+                continue
+            nxt = auto.step(state, ch)
+            if nxt is not None:
+                moves[ch] = nxt
+        transitions[state] = moves
+        for t in sorted(set(moves.values()) | {""}):
+            if t not in names:
+                names[t] = f"{prefix}-{len(names)}"
+                states.append(t)
+                todo.append(t)
     rules: list[tuple[str, Expr]] = []
-    for state in dfa.states:
+    for state in states:
         if root is not None and state == "":
             continue
-        branches = dfa.edges[state]
+        moves = transitions[state]
+        special = set(auto.alphabet) | (set(node.first_not) if state == _START else set())
+        by_target: dict[str, set[str]] = {"": set()}
+        for ch, t in moves.items():
+            by_target.setdefault(t, set()).add(ch)
+        branches: list[tuple[str, Chars]] = []
+        for t, chs in sorted(by_target.items()):
+            if t == "":
+                branches.append((t, Chars.of("".join(sorted(special - chs)), negated=True)))
+            else:
+                branches.append((t, Chars.of("".join(sorted(chs)))))
         loop = [cls for t, cls in branches if t == state]
-        parts: list[Expr] = [EMPTY] if dfa.accepting(state) else []
+        parts: list[Expr] = [EMPTY] if auto.accepting(state) else []
         parts += [seq(cls, Ref(names[t])) for t, cls in branches if t != state]
         body = alt(*parts)
         if loop:
             body = seq(Rep(loop[0], 0, None), body)
         rules.append((names[state], body))
     return names[start], tuple(rules)
-
-
-_FINAL = "\0final"
-
-
-@lru_cache(maxsize=512)
-def until_expr(node: Until, max_nodes: int = 2000) -> Expr | None:
-    """``node`` as one regular expression, or None when it would be larger than ``max_nodes`` IR nodes.
-
-    Eliminates the automaton's states (Brzozowski-McCluskey), deepest first, so the paths through a
-    forbidden string's partial matches come out nested under their common prefix
-    (``"<" ([^/<] | "/" ([^<p] | "p" ...))``).  xgrammar compiles this single rule ~7x faster than the
-    same automaton written as one rule per state (each rule reference is a stack push it must
-    precompute around)."""
-    dfa = _Dfa(node)
-    states = dfa.states
-    out: dict[str, dict[str, Expr]] = {}
-    for state in states:
-        out[state] = {t: _lit_or(cls) for t, cls in dfa.edges[state]}
-        if dfa.accepting(state):
-            out[state][_FINAL] = EMPTY
-    depth = {dfa.start: 0}
-    frontier = [dfa.start]
-    while frontier:
-        nxt = []
-        for state in frontier:
-            for t in out[state]:
-                if t in out and t not in depth:
-                    depth[t] = depth[state] + 1
-                    nxt.append(t)
-        frontier = nxt
-    into: dict[str, set[str]] = {s: set() for s in states}
-    for state, row in out.items():
-        for t in row:
-            if t in into:
-                into[t].add(state)
-    for k in sorted((s for s in states if s != dfa.start), key=lambda s: -depth.get(s, 0)):
-        row = out.pop(k)
-        loop = row.pop(k, None)
-        star = Rep(loop, 0, None) if loop is not None else None
-        for p in into.pop(k) - {k}:
-            prow = out[p]
-            first = prow.pop(k)
-            for q, last in row.items():
-                path = seq(first, star, last) if star is not None else seq(first, last)
-                prow[q] = alt(prow[q], path) if q in prow else path
-                if q in into:
-                    into[q].add(p)
-        for q in row:
-            if q in into:
-                into[q].discard(k)
-        if sum(_size(e) for r in out.values() for e in r.values()) > max_nodes:
-            return None
-    row = out[dfa.start]
-    loop = row.get(dfa.start)
-    end = row.get(_FINAL)
-    if end is None:
-        return None
-    return seq(Rep(loop, 0, None), end) if loop is not None else end
-
-
-def _lit_or(cls: Chars) -> Expr:
-    """A one-character class as a literal (so a path's characters merge into one string)."""
-    if not cls.negated and len(cls.ranges) == 1 and cls.ranges[0][0] == cls.ranges[0][1]:
-        return Lit(chr(cls.ranges[0][0]))
-    return cls
-
-
-def _size(e: Expr) -> int:
-    kids = e.items if isinstance(e, (Seq, Alt)) else (e.item,) if isinstance(e, Rep) else ()
-    return 1 + sum(_size(k) for k in kids)
 
 
 _GapAutomaton.accepting = _Automaton.accepting  # type: ignore[assignment]
@@ -302,4 +214,4 @@ def _re_class_char(c: str) -> str:
     return "\\" + c if c in "\\]^-[" else rx_escape(c)
 
 
-__all__ = ["until_expr", "until_rules", "until_regex"]
+__all__ = ["until_rules", "until_regex"]

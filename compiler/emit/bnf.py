@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from ..automaton import until_expr, until_rules
+from ..automaton import until_rules
 from ..factor import left_factor
-from ..ir import EMPTY, RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until, alt, seq
+from ..ir import RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until
 
 
 @lru_cache(maxsize=4096)
@@ -66,7 +66,6 @@ class BnfPrinter:
         self.g = grammar
         self.extra: dict[str, Expr] = {}
         self._until_names: dict[Until, str] = {}
-        self._inline_names: dict[Expr, str] = {}
         self._free: dict[str, str] = {}  # EBNF: TagDispatch rule text -> its name
         self._long: dict[Rep, tuple[str, list[str]]] = {}
         self._used: list[str] = []
@@ -93,8 +92,6 @@ class BnfPrinter:
     #: bounded repetitions with a larger count are written as helper rules (GBNF: llama.cpp refuses
     #: repetitions past its "sane defaults", about 2,000 generated rules)
     rep_inline_max: int | None = None
-    #: print ``x{m,n}`` with ``n - m`` at least this as nested blocks (:func:`split_rep`); None: never
-    rep_split_min: int | None = None
 
     def _kids(self, e: Expr) -> tuple[Expr, ...]:
         """The sub-expressions :meth:`expr` prints inline (Tokens looked through), for :func:`plan_shared`."""
@@ -155,8 +152,6 @@ class BnfPrinter:
         if type(e) is Rep:
             if self.rep_inline_max is not None and (e.max or 0) > self.rep_inline_max:
                 return self.long_rep(e, ctx)
-            if self.rep_split_min is not None and e.max is not None and e.max - e.min >= self.rep_split_min:
-                return self.expr(split_rep(e), ctx)
             item = e.item.expr if isinstance(e.item, Token) else e.item
             inner = self.expr(e.item, "rep")
             if isinstance(item, Rep) and item not in self._share:
@@ -192,12 +187,7 @@ class BnfPrinter:
         self._long[e] = (text, [item] + [f"{key}-{k}" for k in range(1, e.max - e.min + 1)])
         return f"({text})" if ctx in ("rep", "seq", "alt") else text
 
-    #: print an Until as one rule holding a regular expression (:func:`until_expr`) when it is small enough
-    until_inline = False
-
     def until(self, u: Until) -> str:
-        if u not in self._until_names and self.until_inline and (inline := until_expr(u)) is not None:
-            self._until_names[u] = self._inline_rule(inline)
         if u not in self._until_names:
             start, rules = until_rules(u, f"text-{len(self._until_names) + 1}")
             self._until_names[u] = start
@@ -205,14 +195,6 @@ class BnfPrinter:
                 self.extra[name] = body
         self._used.append(self._until_names[u])
         return self._until_names[u]
-
-    def _inline_rule(self, inline: Expr) -> str:
-        """The rule holding an Until's regular expression (one rule for equal expressions: a text
-        followed by a stop and one that is not are often the same language)."""
-        if inline not in self._inline_names:
-            self._inline_names[inline] = name = f"text-{len(self._until_names) + 1}"
-            self.extra[name] = inline
-        return self._inline_names[inline]
 
     def dispatch(self, d: Dispatch) -> str:
         return self.expr(d.lowered, "seq")
@@ -248,14 +230,9 @@ class GbnfPrinter(BnfPrinter):
 
 
 class EbnfPrinter(BnfPrinter):
-    """xgrammar EBNF: free text before a trigger becomes the portable ``TagDispatch`` form; free
-    text that ``TagDispatch`` cannot say is one rule holding a regular expression, and wide bounded
-    repetitions are nested blocks (xgrammar's compile time grows with the rule positions it
-    precomputes token masks at: each rule reference and each step of ``x{0,63}`` is one)."""
+    """xgrammar EBNF: free text before a trigger becomes the portable ``TagDispatch`` form."""
 
     dialect = "ebnf"
-    until_inline = True
-    rep_split_min = 32
 
     def _kids(self, e: Expr) -> tuple[Expr, ...]:
         return () if isinstance(e, Dispatch) else super()._kids(e)
@@ -297,10 +274,6 @@ class EbnfPrinter(BnfPrinter):
         # the same strings)
         key = self._free.get(free.text) or f"free-{len(self._free) + 1}"
         name = key
-        if (u.first_not or u.nonempty) and self.until_inline and (inline := until_expr(u)) is not None:
-            self._until_names[u] = self._inline_rule(inline)
-            self._used.append(self._until_names[u])
-            return self._until_names[u]
         if u.first_not or u.nonempty:
             # the first character's rule, then the automaton's states short of its root, whose
             # text is the tag-less TagDispatch (~2x faster to compile than the whole automaton)
@@ -314,24 +287,6 @@ class EbnfPrinter(BnfPrinter):
         self.extra[key] = free
         self._used.append(name)
         return name
-
-def split_rep(e: Rep, block: int = 8) -> Expr:
-    """``x{m,n}`` as ``x{m} ((x{b}){0,A-1} x{0,b-1} | (x{b}){A} x{0,r-1})`` where ``n - m + 1 = bA + r``:
-    the same texts, read one way only, in about ``A + 2b`` positions instead of ``n``
-    (``[a-z]{1,64}``: xgrammar compiles it ~5x faster)."""
-    assert e.max is not None
-    item, width = e.item, e.max - e.min
-    blocks, rest = divmod(width + 1, block)
-    short: list[Expr] = []
-    if blocks > 1:
-        short.append(Rep(Rep(item, block, block), 0, blocks - 1))
-    short.append(Rep(item, 0, block - 1))
-    tail: list[Expr] = []
-    if rest:
-        tail.append(seq(Rep(Rep(item, block, block), blocks, blocks), Rep(item, 0, rest - 1) if rest > 1 else EMPTY))
-    body = alt(seq(*short), *tail)
-    return seq(item if e.min == 1 else Rep(item, e.min, e.min), body) if e.min else body
-
 
 #: first words of the rule names the printers generate (Until automata, TagDispatch, long repetitions)
 _GENERATED = frozenset(("text", "free", "dispatch", "rpt", "root"))
