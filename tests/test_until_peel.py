@@ -20,7 +20,7 @@ from strategies import ir_nodes
 from toolgram.compiler.automaton import until_rules
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.emit.bnf import BnfPrinter, EbnfPrinter
-from toolgram.compiler.ir import Grammar, Lit, Token, Until, seq
+from toolgram.compiler.ir import Grammar, Lit, Token, Until, alt, seq
 from toolgram.grammars import FORMATS
 
 HARD = [
@@ -96,3 +96,23 @@ def test_peeled_free_text_keeps_the_language(u: Until) -> None:
 def test_the_formats_have_such_texts() -> None:
     """The start-anchored formats' content is among the cases (the peel is not tested on toys only)."""
     assert any("<|python_tag|>" in u.stops for u in _format_untils())
+
+
+
+@pytest.mark.parametrize("printer", [BnfPrinter, EbnfPrinter, _AutomatonEbnf], ids=["gbnf", "ebnf", "ebnf-whole"])
+def test_equal_automata_are_printed_once(printer: type[BnfPrinter]) -> None:
+    """A text followed by a stop and one that is not have the same automaton when no stop overlaps
+    itself (llama3_json's content alone and before ``<|python_tag|>``): one set of rules for both
+    (llama3_json's auto EBNF: 14 rules fewer, xgrammar compile 261 -> 138 ms at 1 tool); a different
+    automaton gets rules of its own."""
+    alone = Until(("<|python_tag|>",), followed=False, first_not="{ \t\n", nonempty=True)
+    before = Until(("<|python_tag|>",), first_not="{ \t\n", nonempty=True)
+    other = Until(("<|python_tag|>",), first_not="[ \t\n", nonempty=True)
+    texts = (seq(Token(alone, "TEXT"), Lit("!")), seq(Token(before, "TEXT"), Lit("<|python_tag|>")),
+             seq(Token(other, "TEXT"), Lit("?")))
+    lines = printer(Grammar(rules={"root": alt(*texts)})).render().splitlines()
+    assert lines[0] == 'root ::= text-1 "!" | text-1 "<|python_tag|>" | text-2 "?"', lines
+    peeled = printer is EbnfPrinter
+    rules = until_rules(alone, "t", "free" if peeled else None)
+    assert rules is not None
+    assert sum(1 for line in lines if line.startswith("text-")) == 2 * len(rules[1]), lines

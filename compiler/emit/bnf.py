@@ -66,6 +66,8 @@ class BnfPrinter:
         self.g = grammar
         self.extra: dict[str, Expr] = {}
         self._until_names: dict[Until, str] = {}
+        #: an automaton's rules, named by a placeholder (:meth:`_automaton`) -> its start rule
+        self._automata: dict[tuple[str, tuple[tuple[str, Expr], ...]], str] = {}
         self._free: dict[str, str] = {}  # EBNF: TagDispatch rule text -> its name
         self._long: dict[Rep, tuple[str, list[str]]] = {}
         self._used: list[str] = []
@@ -188,13 +190,25 @@ class BnfPrinter:
         return f"({text})" if ctx in ("rep", "seq", "alt") else text
 
     def until(self, u: Until) -> str:
-        if u not in self._until_names:
-            start, rules = until_rules(u, f"text-{len(self._until_names) + 1}")
-            self._until_names[u] = start
-            for name, body in rules:
-                self.extra[name] = body
-        self._used.append(self._until_names[u])
-        return self._until_names[u]
+        name = self._until_names.get(u) or self._automaton(u)
+        assert name is not None  # without a root rule the automaton always has rules
+        self._used.append(name)
+        return name
+
+    def _automaton(self, u: Until, root: str | None = None) -> str | None:
+        """The start rule of ``u``'s automaton (:func:`until_rules`; None where it has none), printed
+        once for all the ``Until`` whose automata are the same: a text followed by a stop and one
+        that is not often are (llama3_json's content before ``<|python_tag|>`` and content alone),
+        and an engine builds states for every copy."""
+        shape = until_rules(u, "\0", root)
+        if shape is None:
+            return None
+        if shape not in self._automata:
+            start, rules = until_rules(u, f"text-{len(self._automata) + 1}", root)  # type: ignore[misc]
+            self._automata[shape] = start
+            self.extra.update(rules)
+        self._until_names[u] = self._automata[shape]
+        return self._automata[shape]
 
     def dispatch(self, d: Dispatch) -> str:
         return self.expr(d.lowered, "seq")
@@ -277,12 +291,10 @@ class EbnfPrinter(BnfPrinter):
         if u.first_not or u.nonempty:
             # the first character's rule, then the automaton's states short of its root, whose
             # text is the tag-less TagDispatch (~2x faster to compile than the whole automaton)
-            made = until_rules(u, f"text-{len(self._until_names) + 1}", key)
+            made = self._automaton(u, key)
             if made is None:
                 return super().until(u)
-            name, rules = made
-            self._until_names[u] = name
-            self.extra.update(rules)
+            name = made
         self._free[free.text] = key
         self.extra[key] = free
         self._used.append(name)
