@@ -7,6 +7,9 @@ renderings of random calls and mutations of them to llama.cpp (GBNF) and xgramma
 forms must accept and reject alike.  Then the point of it: no alternation of a factored grammar has
 two branches that begin with the same item or the same literal character (llama.cpp keeps one stack
 per branch through a shared beginning), except where a branch is a rule that other rules use too.
+
+The same check holds EBNF's tail loops (``a (g)* b`` printed as ``loop ::= b | g loop``, for
+xgrammar's per-token cost) to the EBNF printed without them.
 """
 
 from __future__ import annotations
@@ -37,6 +40,12 @@ def extended(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [*tools, *copies]
 
 
+class _NoLoopsEbnf(EbnfPrinter):
+    """EBNF with repetitions printed as written (``(g)*``), not as tail loops."""
+
+    tail_loops = False
+
+
 def check_same(fmt: str, tools: list[dict[str, Any]], calls: list[tuple[str, dict[str, Any]]],
                choice: str = "required", parallel: bool = True) -> None:
     options: dict[str, Any] = {"tool_choice": choice, "parallel_tool_calls": parallel}
@@ -44,6 +53,7 @@ def check_same(fmt: str, tools: list[dict[str, Any]], calls: list[tuple[str, dic
     assert gb.ir is not None and eb.ir is not None
     plain_g, plain_e = GbnfPrinter(gb.ir).render(), EbnfPrinter(eb.ir).render()
     xa, xb = xe.compile_ebnf(eb.grammar), xe.compile_ebnf(plain_e)
+    xc = xe.compile_ebnf(_NoLoopsEbnf(left_factor(eb.ir)).render())
     names = [t["function"]["name"] for t in tools]
     text = render_calls(fmt, calls)
     for s in mutations(text, names):
@@ -51,8 +61,18 @@ def check_same(fmt: str, tools: list[dict[str, Any]], calls: list[tuple[str, dic
         assert g == le.accepts_gbnf(plain_g, s)[0], f"GBNF factored {g} on {s!r}"
         e = xe.accepts_compiled(xa, s)[0]
         assert e == xe.accepts_compiled(xb, s)[0], f"EBNF factored {e} on {s!r}"
+        assert e == xe.accepts_compiled(xc, s)[0], f"EBNF with tail loops {e} on {s!r}"
     if choice == "required":
         assert le.accepts_gbnf(gb.grammar, text)[0] and xe.accepts_compiled(xa, text)[0], text
+
+
+def test_tail_loops_are_printed() -> None:
+    """The check above is not vacuous: a JSON string and parallel calls are tail loops in EBNF."""
+    params = {"type": "object", "properties": {"s": {"type": "string"}}, "required": ["s"]}
+    b = compile("hermes", [tool("t0", params)], dialect="ebnf", tool_choice="required")
+    assert b.ir is not None
+    assert "loop ::= " in b.grammar and ")*" not in b.grammar.split("free-1")[0], b.grammar
+    assert ")*" in _NoLoopsEbnf(left_factor(b.ir)).render()
 
 
 @st.composite

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ..automaton import until_rules
 from ..factor import left_factor
-from ..ir import RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until
+from ..ir import RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until, alt, seq
 
 
 @lru_cache(maxsize=4096)
@@ -77,6 +77,7 @@ class BnfPrinter:
             self._share.update(plan_shared(grammar, self._kids, self._bodies))
         self._hints: dict[Expr, str] = {}
         self._taken: set[str] = set(grammar.rules)
+        self._loops: dict[tuple[Expr, Expr], str] = {}
 
     # -- atoms -------------------------------------------------------------------------------------
     def lit(self, text: str) -> str:
@@ -94,6 +95,8 @@ class BnfPrinter:
     #: bounded repetitions with a larger count are written as helper rules (GBNF: llama.cpp refuses
     #: repetitions past its "sane defaults", about 2,000 generated rules)
     rep_inline_max: int | None = None
+    #: print ``a (g)* b`` as a right-recursive rule (:meth:`_tail_loop`)
+    tail_loops = False
 
     def _kids(self, e: Expr) -> tuple[Expr, ...]:
         """The sub-expressions :meth:`expr` prints inline (Tokens looked through), for :func:`plan_shared`."""
@@ -144,8 +147,9 @@ class BnfPrinter:
         if share and type(e) in _GROUP_TYPES and e in self._share:
             return self.shared_name(e)
         if type(e) is Seq:
-            text = " ".join([self.expr(i, "seq") for i in e.items])
-            return f"({text})" if ctx == "rep" else text
+            items = self._tail_loop(e.items) if self.tail_loops else e.items
+            text = " ".join([self.expr(i, "seq") for i in items])
+            return f"({text})" if ctx == "rep" and len(items) > 1 else text
         if type(e) is Alt:
             if not e.items:
                 raise ValueError("empty alternation")
@@ -164,6 +168,33 @@ class BnfPrinter:
         if type(e) is Dispatch:
             return self.dispatch(e)
         raise TypeError(e)
+
+    def _tail_loop(self, items: tuple[Expr, ...]) -> tuple[Expr, ...]:
+        """``a (g)* b`` as ``a loop`` with ``loop ::= b | g loop``, for the first unbounded repetition
+        of a group that something follows (the JSON string's ``[^"\\]* ("\\" esc [^"\\]*)* "\""``).
+        The same texts; xgrammar's matcher then goes on by a rule reference at the end of an
+        alternative after each ``g``, which its token-mask cache sees through, instead of returning
+        from a nested group, which it checks against the stack at run time: 4x less mask time per
+        token inside a JSON string with escapes."""
+        for i, it in enumerate(items[:-1]):
+            if type(it) is Rep and it.min == 0 and it.max is None and type(it.item) not in (Chars, Lit, Token):
+                rest = items[i + 1:]
+                after = rest[0] if len(rest) == 1 else Seq(rest)
+                key = (it.item, after)
+                name = self._loops.get(key)
+                if name is None:
+                    name = self._loops[key] = self._fresh("loop")
+                    self.extra[name] = alt(after, seq(it.item, Ref(name)))
+                return (*items[:i], Ref(name))
+        return items
+
+    def _fresh(self, base: str) -> str:
+        name, n = base, 1
+        while name in self._taken:
+            n += 1
+            name = f"{base}-{n}"
+        self._taken.add(name)
+        return name
 
     def long_rep(self, e: Rep, ctx: str) -> str:
         """``item{min,max}`` as rules: ``min`` copies of the item rule, then a chain
@@ -247,6 +278,7 @@ class EbnfPrinter(BnfPrinter):
     """xgrammar EBNF: free text before a trigger becomes the portable ``TagDispatch`` form."""
 
     dialect = "ebnf"
+    tail_loops = True
 
     def _kids(self, e: Expr) -> tuple[Expr, ...]:
         return () if isinstance(e, Dispatch) else super()._kids(e)
@@ -301,7 +333,7 @@ class EbnfPrinter(BnfPrinter):
         return name
 
 #: first words of the rule names the printers generate (Until automata, TagDispatch, long repetitions)
-_GENERATED = frozenset(("text", "free", "dispatch", "rpt", "root"))
+_GENERATED = frozenset(("text", "free", "dispatch", "rpt", "root", "loop"))
 #: a hoisted group has at least this many IR nodes (``[0-9]{4}`` or ``("a" | "b")`` stay inline)
 SHARE_MIN_NODES = 4
 

@@ -1,0 +1,123 @@
+"""xgrammar's per-token mask time inside a call, toolgram's EBNF vs the builtin structural tag (a script, not a test).
+
+``python benchmarks/bench_mask.py [--quick] [--reps 5] [--formats hermes,qwen3_coder]``
+
+A grammar's cost at compile time and its cost per generated token trade against each other in
+xgrammar: what the compiler does not precompute for a grammar position, the matcher checks against
+the stack at every token there. So a change that makes a grammar compile faster must be measured
+per token as well (on 2 Dec a one-rule regular expression for the XML raw value compiled 6x faster
+and made every token inside a value cost 4-6 ms instead of 0.007 ms; it was reverted; the EBNF tail
+loops then took JSON strings from 0.04-0.07 to 0.01-0.02 ms per token). This script prints that
+per-token cost, without a model:
+
+- the text: the format's canonical rendering (``grammars.render``) of one call of one tool whose
+  single argument is an unbounded string holding delimiter-like text (``<`` and partial closing
+  tags, quotes, braces, newlines), about 150 tokens of SmolLM2's vocabulary, so the matcher sits
+  inside a value most of the time, as it does while a model writes an argument;
+- the grammar: toolgram's EBNF (``tool_choice="required"``, no reasoning) and, for a format with an
+  xgrammar builtin (``bench_compile.BUILTIN``), the builtin structural tag for the same tool when it
+  accepts the same text (the builtin's own spelling and its value rule may differ: "n/a" then);
+- the measure: ``GrammarMatcher.fill_next_token_bitmask`` then ``accept_token`` for every token of the
+  text, one ``GrammarCompiler`` (cache off, 1 thread) over SmolLM2's 49,152-token vocabulary; per
+  token the median of ``--reps`` passes; printed: mean and maximum per token, and the mean of the
+  last quarter ÷ the second (the first holds the call's opening; about 1 when the cost does not grow).
+
+For scale: one decode step of SmolLM2-135M on this machine's 2 cores takes ~15 ms (OpenVINO), so
+0.15 ms per mask is 1% of a step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from typing import Any
+
+from _common import machine_footer, machine_header, reasoning_off
+from bench_compile import BUILTIN, _compiler
+from toolgram.grammars import FORMATS
+from toolgram.grammars.render import render_calls
+
+from toolgram import compile as tg_compile
+
+#: the argument: delimiter-like text that stays one value in every format (no full closing tag)
+VALUE = ("Note <b>bold</b> and <todo id=1>buy milk</todo>; a partial </param and <paramet, "
+         "\"quotes\", {braces: [1, 2]}, (x < 2) & y > 3,\nthen a new line <|python and <tool_ call\n") * 2
+TOOL = [{"type": "function", "function": {"name": "note", "description": "Save a note",
+         "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}}]
+
+
+def _tokens(text: str) -> list[int]:
+    from toolgram.engines import llamacpp_engine
+
+    return list(llamacpp_engine._llama().tokenize(text.encode(), add_bos=False, special=True))
+
+
+def per_token_ms(compiled: Any, tokens: list[int], reps: int) -> list[float] | None:
+    """Median over ``reps`` passes of each token's ``fill_next_token_bitmask`` ms; None if a token is refused."""
+    import xgrammar as xgr
+
+    mask = xgr.allocate_token_bitmask(1, compiled.tokenizer_info.vocab_size)
+    passes = []
+    for _ in range(reps):
+        matcher = xgr.GrammarMatcher(compiled)
+        times = []
+        for tok in tokens:
+            t0 = time.perf_counter()
+            matcher.fill_next_token_bitmask(mask)
+            times.append((time.perf_counter() - t0) * 1000)
+            if not matcher.accept_token(tok):
+                return None
+        passes.append(times)
+    return [statistics.median(col) for col in zip(*passes, strict=True)]
+
+
+def _row(times: list[float] | None) -> str:
+    if times is None:
+        return f"{'n/a':>9} {'':>9} {'':>7}"
+    q = max(1, len(times) // 4)
+    growth = statistics.mean(times[-q:]) / max(statistics.mean(times[q:2 * q]), 1e-9)
+    return f"{statistics.mean(times):9.4f} {max(times):9.3f} {growth:7.2f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smoke run: 1 pass, three formats")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--formats", default="", help="comma-separated subset (default: all)")
+    args = ap.parse_args()
+    reps = 1 if args.quick else args.reps
+    formats = [f for f in args.formats.split(",") if f] or (
+        ["hermes", "qwen3_coder", "llama3_json"] if args.quick else list(FORMATS))
+    import xgrammar as xgr
+
+    machine_header("bench_mask: xgrammar per-token mask time inside a call, toolgram EBNF vs builtin tag",
+                   f"fill_next_token_bitmask per token of a rendered call (one string argument of "
+                   f"delimiter-like text), median of {reps} passes")
+    compiler, vocab = _compiler()
+    print(f"vocabulary: {vocab}")
+    print(f"{'format':<18} {'tokens':>6} | {'toolgram EBNF: mean ms':>22} {'max':>9} {'growth':>7} | "
+          f"{'builtin: mean ms':>16} {'max':>9} {'growth':>7}")
+    worst = (0.0, "")
+    for fmt in formats:
+        text = render_calls(fmt, [("note", {"text": VALUE})])
+        tokens = _tokens(text)
+        ebnf = tg_compile(fmt, TOOL, dialect="ebnf", tool_choice="required", reasoning=reasoning_off(fmt)).grammar
+        ours = per_token_ms(compiler.compile_grammar(xgr.Grammar.from_ebnf(ebnf)), tokens, reps)
+        theirs = None
+        if fmt in BUILTIN:
+            tag = xgr.get_builtin_structural_tag(BUILTIN[fmt], tools=TOOL, tool_choice="required", reasoning=False,
+                                                 parallel_tool_calls=False)
+            theirs = per_token_ms(compiler.compile_structural_tag(tag.model_dump_json()), tokens, reps)
+        if ours is None:
+            print(f"{fmt:<18} {len(tokens):>6} | toolgram's grammar refused its own rendering", flush=True)
+            continue
+        worst = max(worst, (statistics.mean(ours), fmt))
+        print(f"{fmt:<18} {len(tokens):>6} | {_row(ours):>40} | {_row(theirs)}", flush=True)
+    print(f"worst toolgram mean: {worst[0]:.4f} ms per token ({worst[1]})")
+    machine_footer()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
