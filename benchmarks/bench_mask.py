@@ -19,8 +19,10 @@ per-token cost, without a model:
   accepts the same text (the builtin's own spelling and its value rule may differ: "n/a" then);
 - the measure: ``GrammarMatcher.fill_next_token_bitmask`` then ``accept_token`` for every token of the
   text, one ``GrammarCompiler`` (cache off, 1 thread) over SmolLM2's 49,152-token vocabulary; per
-  token the median of ``--reps`` passes; printed: mean and maximum per token, and the mean of the
-  last quarter ÷ the second (the first holds the call's opening; about 1 when the cost does not grow).
+  token the median of ``--reps`` passes; printed: the mean per token for the short text (~170
+  tokens) and the long one (the value 16 times, ~2,300 tokens), long ÷ short (about 1 when the
+  cost does not grow with the output: it grew ~10x per 1,000 tokens of an XML raw value before
+  the automaton's loops were printed flat, see ``compiler/automaton.py``), and the long text's maximum.
 
 For scale: one decode step of SmolLM2-135M on this machine's 2 cores takes ~15 ms (OpenVINO), so
 0.15 ms per mask is 1% of a step.
@@ -44,6 +46,8 @@ from toolgram import compile as tg_compile
 #: the argument: delimiter-like text that stays one value in every format (no full closing tag)
 VALUE = ("Note <b>bold</b> and <todo id=1>buy milk</todo>; a partial </param and <paramet, "
          "\"quotes\", {braces: [1, 2]}, (x < 2) & y > 3,\nthen a new line <|python and <tool_ call\n") * 2
+#: the long text repeats the value this many times (~2,300 tokens)
+LONG = 16
 TOOL = [{"type": "function", "function": {"name": "note", "description": "Save a note",
          "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}}]
 
@@ -73,12 +77,11 @@ def per_token_ms(compiled: Any, tokens: list[int], reps: int) -> list[float] | N
     return [statistics.median(col) for col in zip(*passes, strict=True)]
 
 
-def _row(times: list[float] | None) -> str:
-    if times is None:
-        return f"{'n/a':>9} {'':>9} {'':>7}"
-    q = max(1, len(times) // 4)
-    growth = statistics.mean(times[-q:]) / max(statistics.mean(times[q:2 * q]), 1e-9)
-    return f"{statistics.mean(times):9.4f} {max(times):9.3f} {growth:7.2f}"
+def _cells(short: list[float] | None, long: list[float] | None) -> str:
+    if short is None or long is None:
+        return f"{'n/a':>9} {'':>9} {'':>6} {'':>8}"
+    a, b = statistics.mean(short), statistics.mean(long)
+    return f"{a:9.4f} {b:9.4f} {b / a:6.2f} {max(long):8.3f}"
 
 
 def main() -> None:
@@ -97,25 +100,28 @@ def main() -> None:
                    f"delimiter-like text), median of {reps} passes")
     compiler, vocab = _compiler()
     print(f"vocabulary: {vocab}")
-    print(f"{'format':<18} {'tokens':>6} | {'toolgram EBNF: mean ms':>22} {'max':>9} {'growth':>7} | "
-          f"{'builtin: mean ms':>16} {'max':>9} {'growth':>7}")
+    print(f"{'format':<18} {'tokens':>12} | {'toolgram EBNF: short':>20} {'long':>9} {'l/s':>6} {'max':>8} | "
+          f"{'builtin: short':>14} {'long':>9} {'l/s':>6} {'max':>8}")
     worst = (0.0, "")
     for fmt in formats:
-        text = render_calls(fmt, [("note", {"text": VALUE})])
-        tokens = _tokens(text)
+        texts = [render_calls(fmt, [("note", {"text": VALUE * k})]) for k in (1, LONG)]
+        tokens = [_tokens(t) for t in texts]
         ebnf = tg_compile(fmt, TOOL, dialect="ebnf", tool_choice="required", reasoning=reasoning_off(fmt)).grammar
-        ours = per_token_ms(compiler.compile_grammar(xgr.Grammar.from_ebnf(ebnf)), tokens, reps)
-        theirs = None
+        compiled = compiler.compile_grammar(xgr.Grammar.from_ebnf(ebnf))
+        ours = [per_token_ms(compiled, t, reps) for t in tokens]
+        theirs: list[list[float] | None] = [None, None]
         if fmt in BUILTIN:
             tag = xgr.get_builtin_structural_tag(BUILTIN[fmt], tools=TOOL, tool_choice="required", reasoning=False,
                                                  parallel_tool_calls=False)
-            theirs = per_token_ms(compiler.compile_structural_tag(tag.model_dump_json()), tokens, reps)
-        if ours is None:
-            print(f"{fmt:<18} {len(tokens):>6} | toolgram's grammar refused its own rendering", flush=True)
+            built = compiler.compile_structural_tag(tag.model_dump_json())
+            theirs = [per_token_ms(built, t, reps) for t in tokens]
+        if ours[0] is None or ours[1] is None:
+            print(f"{fmt:<18} toolgram's grammar refused its own rendering", flush=True)
             continue
-        worst = max(worst, (statistics.mean(ours), fmt))
-        print(f"{fmt:<18} {len(tokens):>6} | {_row(ours):>40} | {_row(theirs)}", flush=True)
-    print(f"worst toolgram mean: {worst[0]:.4f} ms per token ({worst[1]})")
+        worst = max(worst, (statistics.mean(ours[1]), fmt))
+        sizes = f"{len(tokens[0])}/{len(tokens[1])}"
+        print(f"{fmt:<18} {sizes:>12} | {_cells(*ours):>45} | {_cells(*theirs)}", flush=True)
+    print(f"worst toolgram mean over the long text: {worst[0]:.4f} ms per token ({worst[1]})")
     machine_footer()
 
 

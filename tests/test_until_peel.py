@@ -39,7 +39,13 @@ class _AutomatonEbnf(EbnfPrinter):
     until = BnfPrinter.until
 
 
-def _format_untils() -> list[Until]:
+class _GroupedEbnf(_AutomatonEbnf):
+    """The whole automaton with each state's loop before one group of its alternatives (GBNF's form)."""
+
+    flat_loops = False
+
+
+def _format_untils(every: bool = False) -> list[Until]:
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
               "properties": {"a": {"type": "string"}}}}}]
     found: set[Until] = set()
@@ -49,7 +55,7 @@ def _format_untils() -> list[Until]:
             continue
         for body in ir.rules.values():
             found.update(x for x in ir_nodes(body) if isinstance(x, Until))
-    return sorted((u for u in found if u.first_not or u.nonempty), key=repr)
+    return sorted((u for u in found if every or u.first_not or u.nonempty), key=repr)
 
 
 def _corpus(u: Until) -> list[str]:
@@ -93,10 +99,34 @@ def test_peeled_free_text_keeps_the_language(u: Until) -> None:
     assert any(verdicts) and not all(verdicts)
 
 
-def test_the_formats_have_such_texts() -> None:
-    """The start-anchored formats' content is among the cases (the peel is not tested on toys only)."""
-    assert any("<|python_tag|>" in u.stops for u in _format_untils())
+ALL_CASES = [*HARD, Until(("</p><p=", "</p></f>"), followed=False, gap=("</p>", " \n")), *_format_untils(every=True)]
 
+
+@pytest.mark.parametrize("u", ALL_CASES, ids=[f"{i}" for i in range(len(ALL_CASES))])
+def test_flat_loops_keep_the_language(u: Until) -> None:
+    """EBNF writes a looping state's loop before each alternative (``[<]* | [<]* [^/<] s0 | ...``:
+    xgrammar's mask time stays flat inside a raw value); the same automaton with one group after the
+    loop (GBNF's form) accepts and rejects alike in xgrammar, raw XML values' whitespace gaps included."""
+    from toolgram.engines import xgrammar_engine as xe
+
+    g = _grammar(u)
+    flat, grouped = _AutomatonEbnf(g).render(), _GroupedEbnf(g).render()
+    assert ("]* (" in grouped) == (flat != grouped), (flat, grouped)  # a loop before a group is what differs
+    a, b = xe.compile_ebnf(flat), xe.compile_ebnf(grouped)
+    verdicts = []
+    for text in _corpus(u):
+        got, want = xe.accepts_compiled(a, text + "\x01")[0], xe.accepts_compiled(b, text + "\x01")[0]
+        assert got == want, f"{u}: flat {'accepts' if got else 'rejects'} {text!r}, grouped does not"
+        verdicts.append(got)
+    assert any(verdicts) and not all(verdicts)
+
+
+def test_the_formats_have_such_texts() -> None:
+    """The start-anchored formats' content is among the cases (the peel is not tested on toys only),
+    and the raw XML values are among the flat-loop cases, printed differently from the grouped form."""
+    assert any("<|python_tag|>" in u.stops for u in _format_untils())
+    raw = [u for u in _format_untils(every=True) if u.gap]
+    assert raw and all(_AutomatonEbnf(_grammar(u)).render() != _GroupedEbnf(_grammar(u)).render() for u in raw)
 
 
 @pytest.mark.parametrize("printer", [BnfPrinter, EbnfPrinter, _AutomatonEbnf], ids=["gbnf", "ebnf", "ebnf-whole"])

@@ -97,6 +97,8 @@ class BnfPrinter:
     rep_inline_max: int | None = None
     #: print ``a (g)* b`` as a right-recursive rule (:meth:`_tail_loop`)
     tail_loops = False
+    #: an automaton state's loop before each of its alternatives (:func:`until_rules` ``flat``)
+    flat_loops = False
 
     def _kids(self, e: Expr) -> tuple[Expr, ...]:
         """The sub-expressions :meth:`expr` prints inline (Tokens looked through), for :func:`plan_shared`."""
@@ -231,11 +233,11 @@ class BnfPrinter:
         once for all the ``Until`` whose automata are the same: a text followed by a stop and one
         that is not often are (llama3_json's content before ``<|python_tag|>`` and content alone),
         and an engine builds states for every copy."""
-        shape = until_rules(u, "\0", root)
+        shape = until_rules(u, "\0", root, self.flat_loops)
         if shape is None:
             return None
         if shape not in self._automata:
-            start, rules = until_rules(u, f"text-{len(self._automata) + 1}", root)  # type: ignore[misc]
+            start, rules = until_rules(u, f"text-{len(self._automata) + 1}", root, self.flat_loops)  # type: ignore[misc]
             self._automata[shape] = start
             self.extra.update(rules)
         self._until_names[u] = self._automata[shape]
@@ -279,6 +281,7 @@ class EbnfPrinter(BnfPrinter):
 
     dialect = "ebnf"
     tail_loops = True
+    flat_loops = True
 
     def _kids(self, e: Expr) -> tuple[Expr, ...]:
         return () if isinstance(e, Dispatch) else super()._kids(e)
