@@ -79,24 +79,30 @@ def _grammar(u: Until) -> Grammar:
     return Grammar(rules={"root": seq(Token(u, "TEXT"), Lit("\x01"))})
 
 
+def assert_same_verdicts(u: Until, text_a: str, text_b: str, a: str, b: str) -> None:
+    """The two EBNF texts of ``_grammar(u)`` accept and reject alike in xgrammar on ``u``'s corpus
+    (which holds texts of both kinds)."""
+    from toolgram.engines import xgrammar_engine as xe
+
+    first, second = xe.compile_ebnf(text_a), xe.compile_ebnf(text_b)
+    verdicts = []
+    for text in _corpus(u):
+        got, want = xe.accepts_compiled(first, text + "\x01")[0], xe.accepts_compiled(second, text + "\x01")[0]
+        assert got == want, f"{u}: {a} {'accepts' if got else 'rejects'} {text!r}, {b} does not"
+        verdicts.append(got)
+    assert any(verdicts) and not all(verdicts)
+
+
 CASES = HARD + _format_untils()
 
 
 @pytest.mark.parametrize("u", CASES, ids=[f"{i}" for i in range(len(CASES))])
 def test_peeled_free_text_keeps_the_language(u: Until) -> None:
-    from toolgram.engines import xgrammar_engine as xe
-
     g = _grammar(u)
     peeled, whole = EbnfPrinter(g).render(), _AutomatonEbnf(g).render()
     if until_rules(u, "t", "free") is not None:
         assert "TagDispatch" in peeled and "TagDispatch" not in whole, peeled
-    a, b = xe.compile_ebnf(peeled), xe.compile_ebnf(whole)
-    verdicts = []
-    for text in _corpus(u):
-        got, want = xe.accepts_compiled(a, text + "\x01")[0], xe.accepts_compiled(b, text + "\x01")[0]
-        assert got == want, f"{u}: peeled {'accepts' if got else 'rejects'} {text!r}, the automaton does not"
-        verdicts.append(got)
-    assert any(verdicts) and not all(verdicts)
+    assert_same_verdicts(u, peeled, whole, "peeled", "the automaton")
 
 
 ALL_CASES = [*HARD, Until(("</p><p=", "</p></f>"), followed=False, gap=("</p>", " \n")), *_format_untils(every=True)]
@@ -107,18 +113,10 @@ def test_flat_loops_keep_the_language(u: Until) -> None:
     """EBNF writes a looping state's loop before each alternative (``[<]* | [<]* [^/<] s0 | ...``:
     xgrammar's mask time stays flat inside a raw value); the same automaton with one group after the
     loop (GBNF's form) accepts and rejects alike in xgrammar, raw XML values' whitespace gaps included."""
-    from toolgram.engines import xgrammar_engine as xe
-
     g = _grammar(u)
     flat, grouped = _AutomatonEbnf(g).render(), _GroupedEbnf(g).render()
     assert ("]* (" in grouped) == (flat != grouped), (flat, grouped)  # a loop before a group is what differs
-    a, b = xe.compile_ebnf(flat), xe.compile_ebnf(grouped)
-    verdicts = []
-    for text in _corpus(u):
-        got, want = xe.accepts_compiled(a, text + "\x01")[0], xe.accepts_compiled(b, text + "\x01")[0]
-        assert got == want, f"{u}: flat {'accepts' if got else 'rejects'} {text!r}, grouped does not"
-        verdicts.append(got)
-    assert any(verdicts) and not all(verdicts)
+    assert_same_verdicts(u, flat, grouped, "flat", "grouped")
 
 
 def test_the_formats_have_such_texts() -> None:
