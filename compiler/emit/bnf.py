@@ -121,11 +121,7 @@ class BnfPrinter:
             base = RULE_NAMES.get(e) or self._hints.get(e) or "group"
             if base.split("-")[0] in _GENERATED:
                 base = "h-" + base
-            name, n = base, 1
-            while name in self._taken:
-                n += 1
-                name = f"{base}-{n}"
-            self._taken.add(name)
+            name = self._fresh(base)
             self._share[e] = name
             self.extra[name] = e
         self._used.append(name)
@@ -191,6 +187,7 @@ class BnfPrinter:
         return items
 
     def _fresh(self, base: str) -> str:
+        """``base``, or ``base-2``, ``base-3``...: the first rule name not taken yet (now taken)."""
         name, n = base, 1
         while name in self._taken:
             n += 1
