@@ -12,7 +12,7 @@ per-token cost, without a model:
 
 - the text: the format's canonical rendering (``grammars.render``) of one call of one tool whose
   single argument is an unbounded string holding delimiter-like text (``<`` and partial closing
-  tags, quotes, braces, newlines), about 150 tokens of SmolLM2's vocabulary, so the matcher sits
+  tags, quotes, braces, newlines), once and 16 times over, so the matcher sits
   inside a value most of the time, as it does while a model writes an argument;
 - the grammar: toolgram's EBNF (``tool_choice="required"``, no reasoning) and, for a format with an
   xgrammar builtin (``bench_compile.BUILTIN``), the builtin structural tag for the same tool when it
