@@ -1,6 +1,6 @@
 """llama.cpp decode with toolgram's GBNF vs a minimal hand-written GBNF (a script, not a test).
 
-``python benchmarks/bench_llamacpp.py [--quick] [--reps 3] [--tokens 64] [--threads 2]``
+``python benchmarks/bench_llamacpp.py [--quick] [--reps 3] [--tokens 64] [--threads 2] [--formats a,b] [--replay-only]``
 
 llama-cpp-python, ``Llama(smollm2_gguf_path(), n_threads=--threads)``, greedy (temperature 0),
 the same prompt per format (toolgram's template for the format, one tool ``write_note`` whose only
@@ -18,15 +18,23 @@ single-quoted Python string for the pythonic ones, ``([^<] | "<" [^/])*`` for th
 what a person would write for this one call (e.g. no whitespace variants, no parallel calls),
 so its language is smaller than toolgram's; it is a speed reference, not an equivalent grammar.
 
-A third table shows what a grammar costs where it branches per tool: the apply time right before the
-tool's name with 1/10/100 tools, toolgram's GBNF (left-factored, ``compiler/factor.py``) beside the
-same IR printed without factoring.
+The decode runs choose their own tokens, so where the two grammars' languages differ their outputs
+part (glm4: after ``</arg_value>`` the model starts another ``<arg_key>``; the hand-written grammar
+forbids ``</`` in a value and so ends the call, toolgram's keeps ``<arg_`` as value text, since the
+tool has no second argument). A second decode table removes that: both grammars (and ``free``) are
+replayed along the same text, the canonical call with a prose argument of ~120 tokens (the calls:
+150-230 tokens), token by token: sampler over the full vocabulary, accept, ``llm.eval``
+(``replay_table``); it also prints the sampler's own ms per token, steadier than tok/s.
 
-A second table isolates the grammar from the model (steady on a loaded machine too): the time of
+A third table isolates the grammar from the model (steady on a loaded machine too): the time of
 one ``llama_sampler_apply`` of the grammar sampler over the full 49,152-token candidate array
 (what llama-cpp-python does once per generated token), in two states: at the start of the
 output, and inside the string argument after the canonical call's prefix has been accepted.
 Median of ``--apply-reps``.
+
+A fourth table shows what a grammar costs where it branches per tool: the apply time right before the
+tool's name with 1/10/100 tools, toolgram's GBNF (left-factored, ``compiler/factor.py``) beside the
+same IR printed without factoring.
 """
 
 from __future__ import annotations
@@ -134,6 +142,80 @@ def apply_table(formats: list[str], reps: int) -> None:
     print("(tg/hand = hand time ÷ toolgram time: >= 0.97 means toolgram's grammar costs no more)")
 
 
+PROSE = ("Paris began as a settlement of the Parisii on an island in the Seine; by the year 1200 it was the "
+         "largest city in Europe, and its streets, squares and bridges (fewer than 5 < 6 km apart) hold two "
+         "thousand years of history, from the Roman baths to the towers of La Defense. ")
+
+
+def replay_table(llm: Any, formats: list[str], reps: int) -> None:
+    """Decode along one text: the canonical call of ``write_note`` whose argument is :data:`PROSE`
+    twice over, replayed token by token with the model. Each step applies the grammar sampler over
+    the full vocabulary, accepts the text's next token and evaluates it (``llm.eval``): a greedy
+    decode that is given its token instead of choosing it, so hand-written and toolgram's grammar
+    (and ``free``, no sampler) run the very same tokens. Median over ``reps`` interleaved runs."""
+    import llama_cpp
+
+    from toolgram.engines import llamacpp_engine as le
+
+    n = le._llama().n_vocab()
+    pristine = (llama_cpp.llama_token_data * n)()
+    for i in range(n):
+        pristine[i].id, pristine[i].logit, pristine[i].p = i, 0.0, 0.0
+    work = (llama_cpp.llama_token_data * n)()
+    arr = llama_cpp.llama_token_data_array()
+    template = llm.metadata.get("tokenizer.chat_template")
+
+    def run(prompt_tokens: list[int], tokens: list[int], gbnf: str | None) -> tuple[float, float]:
+        """(tok/s of the whole step, ms per token of the sampler alone)"""
+        smpl = le._init_sampler(gbnf, "root", None, None) if gbnf else None
+        llm.reset()
+        llm.eval(prompt_tokens)
+        sampler = 0.0
+        t0 = time.perf_counter()
+        for tok in tokens:
+            if smpl is not None:
+                t1 = time.perf_counter()
+                ctypes.memmove(work, pristine, ctypes.sizeof(pristine))
+                arr.data = ctypes.cast(work, ctypes.POINTER(llama_cpp.llama_token_data))
+                arr.size, arr.selected, arr.sorted = n, -1, False
+                llama_cpp.llama_sampler_apply(smpl, ctypes.byref(arr))
+                if work[tok].logit == float("-inf"):
+                    raise AssertionError("the grammar rejects the replayed text")
+                llama_cpp.llama_sampler_accept(smpl, tok)
+                sampler += time.perf_counter() - t1
+            llm.eval([tok])
+        dt = time.perf_counter() - t0
+        if smpl is not None:
+            llama_cpp.llama_sampler_free(smpl)
+        return len(tokens) / dt, sampler * 1000 / len(tokens)
+
+    print(f"\n## decode along the same text: the canonical call, argument {len(PROSE) * 2} characters of prose, "
+          f"replayed token by token (sampler over the full vocabulary + accept + llm.eval; median of {reps})")
+    print(f"{'format':<16} {'tokens':>6} {'free tok/s':>10} {'hand tok/s':>10} {'toolgram':>9} {'tg/hand':>8} "
+          f"{'sampler ms/token: hand':>22} {'toolgram':>9} {'tg/hand':>8}")
+    worst = (float("inf"), "")
+    for fmt in formats:
+        _, hand = hand_grammar(fmt)
+        ours = toolgram.compile(fmt, UNBOUNDED, dialect="gbnf", tool_choice="required", parallel_tool_calls=False,
+                                reasoning=reasoning_off(fmt)).grammar
+        text = render_calls(fmt, [("write_note", {"text": PROSE * 2})])
+        if not all(le.accepts_gbnf(g, text)[0] for g in (hand, ours)):
+            print(f"{fmt:<16} (a grammar rejects the rendered call: no figure)")
+            continue
+        prompt, _ = render_prompt(fmt, MESSAGES, UNBOUNDED, model_template=template)
+        prompt_tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        tokens = le.tokenize(text)
+        results = interleaved({k: lambda g=g, p=prompt_tokens, t=tokens: run(p, t, g)
+                               for k, g in (("free", None), ("hand", hand), ("toolgram", ours))}, reps)
+        m = {k: median([r[0] for r in v]) for k, v in results.items()}
+        g = {k: median([r[1] for r in v]) for k, v in results.items()}
+        tg_hand = ratio(m["toolgram"], m["hand"])
+        worst = min(worst, (tg_hand, fmt))
+        print(f"{fmt:<16} {len(tokens):6d} {m['free']:10.1f} {m['hand']:10.1f} {m['toolgram']:9.1f} {tg_hand:8.2f} "
+              f"{g['hand']:22.2f} {g['toolgram']:9.2f} {ratio(g['hand'], g['toolgram']):8.2f}", flush=True)
+    print(f"worst toolgram ÷ hand along the same text: {worst[0]:.2f} ({worst[1]}); target >= 0.97")
+
+
 def tools_table(formats: list[str], reps: int, sizes: tuple[int, ...] = (1, 10, 100)) -> None:
     """Apply ms right before the tool's name (where a grammar branches per tool), 1/10/100 tools:
     toolgram's GBNF (left-factored: one stack up to the name) and the same IR printed unfactored."""
@@ -164,6 +246,7 @@ def main() -> int:
     ap.add_argument("--show-grammars", action="store_true")
     ap.add_argument("--apply-reps", type=int, default=20)
     ap.add_argument("--skip-decode", action="store_true", help="only the grammar-apply table")
+    ap.add_argument("--replay-only", action="store_true", help="only the decode along the same text")
     args = ap.parse_args()
     formats = [f for f in args.formats.split(",") if f] or list(FORMATS)
     reps, tokens = args.reps, args.tokens
@@ -196,6 +279,10 @@ def main() -> int:
         tools_table(formats, max(3, args.apply_reps // 2))
         machine_footer()
         return 0
+    if args.replay_only:
+        replay_table(llm, formats, reps)
+        machine_footer()
+        return 0
     print(f"{'format':<16} {'free tok/s':>10} {'hand tok/s':>10} {'toolgram':>9} {'hand/free':>9} "
           f"{'tg/free':>8} {'tg/hand':>8}  tokens (free/hand/tg)")
     worst = (float("inf"), "")
@@ -225,6 +312,7 @@ def main() -> int:
         if args.show_grammars:
             print("  samples: " + json.dumps({k: v[:80] for k, v in texts.items()}))
     print(f"worst toolgram ÷ hand: {worst[0]:.2f} ({worst[1]}); target >= 0.97")
+    replay_table(llm, formats, reps)
     apply_table(formats, 5 if args.quick else args.apply_reps)
     tools_table(formats, 3 if args.quick else max(3, args.apply_reps // 2))
     machine_footer()
