@@ -19,7 +19,13 @@
    wall_with``): 1.0 is free, target >= 0.97. ``calls`` counts the constrained runs whose output
    holds a tool call (under ``auto`` a model may stay in free text, where the grammar's cost is
    that of its free-text automaton).
-2. (``--vs-llamacpp``) tool-call generation tok/s, OpenVINO against llama.cpp (llama-cpp-python,
+2. (``--vs-trivial``) where the cost of table 1 comes from: per format and choice, time per token
+   of ``pipeline.generate`` on the same prompt with no grammar, with the cheapest grammar there is
+   (``root ::= [^\\x00]*``: OpenVINO's structured-output machinery with no language to check) and
+   with toolgram's EBNF, interleaved. ``trivial ÷ toolgram`` is what toolgram's grammar costs beyond
+   OpenVINO applying any grammar at all; ``none ÷ trivial`` is OpenVINO's own share (and the
+   machine's drift). ``--skip-chat`` runs this table alone.
+3. (``--vs-llamacpp``) tool-call generation tok/s, OpenVINO against llama.cpp (llama-cpp-python,
    ``LlamaGrammar.from_string`` of toolgram's GBNF), same GGUF, same prompt, same grammar, greedy,
    both timed from first to last streamed token. (llama.cpp with / without grammar per format is
    ``bench_llamacpp.py``.)
@@ -119,6 +125,50 @@ def decode_table(gen: Generator, rec: _Recorder, formats: list[str], pairs: int,
     return ratios
 
 
+#: the cheapest grammar there is: any text (OpenVINO's structured-output machinery, no language)
+TRIVIAL = r"root ::= [^\x00]*"
+
+
+def trivial_table(pipeline: Any, formats: list[str], pairs: int, tokens: int) -> list[float]:
+    """toolgram's EBNF against :data:`TRIVIAL` and no grammar, ``pipeline.generate`` on the same prompt."""
+    import openvino_genai as ov
+    from toolgram.runtime.prompts import render_prompt
+
+    print(f"\n## 2. toolgram's grammar ÷ the cheapest grammar: pipeline.generate, same prompt, ignore_eos, {tokens} "
+          f"tokens, no grammar / `{TRIVIAL}` / toolgram's EBNF, median of {pairs} interleaved triples (order rotates)")
+    print("   ratio = time per token of the first ÷ of the second (perf_metrics.get_tpot; 1.0 = no extra cost)")
+    print(f"{'format':<16} {'choice':<9} {'none':>7} {'trivial':>8} {'toolgram':>9} {'none÷trivial':>12} "
+          f"{'none÷toolgram':>13} {'trivial÷toolgram':>16}")
+
+    def run(prompt: str, grammar: str | None) -> float:
+        cfg = ov.GenerationConfig()
+        cfg.max_new_tokens, cfg.ignore_eos, cfg.do_sample = tokens, True, False
+        cfg.apply_chat_template = False
+        if grammar is not None:
+            cfg.structured_output_config = ov.StructuredOutputConfig(grammar=grammar)
+        return float(pipeline.generate([prompt], cfg).perf_metrics.get_tpot().mean)
+
+    ratios = []
+    for fmt in formats:
+        prompt, _ = render_prompt(fmt, MESSAGES, UNBOUNDED)
+        for choice in ("required", "auto"):
+            ours = toolgram.compile(fmt, UNBOUNDED, dialect="ebnf", tool_choice=choice,
+                                    reasoning=reasoning_off(fmt)).grammar
+            kinds = {"none": None, "trivial": TRIVIAL, "toolgram": ours}
+            for g in kinds.values():
+                run(prompt, g)  # warm-up (and OpenVINO's grammar compile)
+            res = interleaved({k: lambda g=g, p=prompt: run(p, g) for k, g in kinds.items()}, pairs)
+            m = {k: median(v) for k, v in res.items()}
+            tt = ratio(m["trivial"], m["toolgram"])
+            ratios.append(tt)
+            print(f"{fmt:<16} {choice:<9} {m['none']:7.2f} {m['trivial']:8.2f} {m['toolgram']:9.2f} "
+                  f"{ratio(m['none'], m['trivial']):12.3f} {ratio(m['none'], m['toolgram']):13.3f} {tt:16.3f}",
+                  flush=True)
+    if ratios:
+        print(f"worst trivial ÷ toolgram: {min(ratios):.3f}; median {median(ratios):.3f}")
+    return ratios
+
+
 def ov_vs_llamacpp(gen: Generator, pairs: int, tokens: int, threads: int) -> None:
     import openvino_genai as ov
     from llama_cpp import Llama, LlamaGrammar
@@ -170,6 +220,9 @@ def main() -> int:
     ap.add_argument("--formats", default="", help="comma-separated subset of the formats (default: all)")
     ap.add_argument("--vs-llamacpp", action="store_true", help="also OpenVINO vs llama.cpp tool-call tok/s")
     ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
+    ap.add_argument("--vs-trivial", action="store_true",
+                    help="also toolgram's grammar against the cheapest grammar (any text) and none")
+    ap.add_argument("--skip-chat", action="store_true", help="skip table 1 (Generator.chat with / without)")
     args = ap.parse_args()
     formats = [f for f in args.formats.split(",") if f] or list(FORMATS)
     pairs, tokens = args.pairs, args.tokens
@@ -187,7 +240,10 @@ def main() -> int:
     # record that one too, or every later row would read the last result before the reload
     load = gen._load
     gen._load = lambda: rec.wrap(load())  # type: ignore[method-assign]
-    decode_table(gen, rec, formats, pairs, tokens)
+    if not args.skip_chat:
+        decode_table(gen, rec, formats, pairs, tokens)
+    if args.vs_trivial:
+        trivial_table(rec._pipeline, formats, pairs, tokens)
     if args.vs_llamacpp:
         gen.pipeline = rec._pipeline
         ov_vs_llamacpp(gen, pairs, 64, args.threads)
