@@ -89,32 +89,56 @@ def hand_grammar(fmt: str) -> tuple[str, str]:
     raise ValueError(f"cannot find the argument in the {fmt} rendering: {text!r}")
 
 
+class FullVocab:
+    """The full candidate array (every token, logit 0) that llama-cpp-python hands the grammar
+    sampler at each step; :meth:`apply` runs one sampler over a fresh copy of it."""
+
+    def __init__(self) -> None:
+        import llama_cpp
+
+        from toolgram.engines import llamacpp_engine as le
+
+        self.n = n = le._llama().n_vocab()
+        self.pristine = (llama_cpp.llama_token_data * n)()
+        for i in range(n):
+            self.pristine[i].id, self.pristine[i].logit, self.pristine[i].p = i, 0.0, 0.0
+        self.work = (llama_cpp.llama_token_data * n)()
+        self.arr = llama_cpp.llama_token_data_array()
+
+    def reset(self) -> None:
+        import llama_cpp
+
+        ctypes.memmove(self.work, self.pristine, ctypes.sizeof(self.pristine))
+        self.arr.data = ctypes.cast(self.work, ctypes.POINTER(llama_cpp.llama_token_data))
+        self.arr.size, self.arr.selected, self.arr.sorted = self.n, -1, False
+
+    def apply(self, smpl: Any) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_sampler_apply(smpl, ctypes.byref(self.arr))
+
+    def allowed(self, tok: int) -> bool:
+        return self.work[tok].logit != float("-inf")
+
+
 def apply_ms(gbnf: str, prefix: str, reps: int) -> float:
     """Median ms of one grammar-sampler apply over the full vocabulary after accepting ``prefix``."""
     import llama_cpp
 
     from toolgram.engines import llamacpp_engine as le
 
-    llm = le._llama()
-    n = llm.n_vocab()
-    pristine = (llama_cpp.llama_token_data * n)()
-    for i in range(n):
-        pristine[i].id, pristine[i].logit, pristine[i].p = i, 0.0, 0.0
-    work = (llama_cpp.llama_token_data * n)()
-    arr = llama_cpp.llama_token_data_array()
+    vocab = FullVocab()
     smpl = le._init_sampler(gbnf, "root", None, None)
     try:
         for tok in le.tokenize(prefix) if prefix else []:
             llama_cpp.llama_sampler_accept(smpl, tok)
         times = []
         for _ in range(reps):
-            ctypes.memmove(work, pristine, ctypes.sizeof(pristine))
-            arr.data = ctypes.cast(work, ctypes.POINTER(llama_cpp.llama_token_data))
-            arr.size, arr.selected, arr.sorted = n, -1, False
+            vocab.reset()
             t0 = time.perf_counter()
-            llama_cpp.llama_sampler_apply(smpl, ctypes.byref(arr))
+            vocab.apply(smpl)
             times.append((time.perf_counter() - t0) * 1000)
-        allowed = any(work[i].logit != float("-inf") for i in range(n))
+        allowed = any(vocab.allowed(i) for i in range(vocab.n))
         if not allowed and prefix:
             return float("nan")  # the prefix left the grammar (tokenisation mismatch): no figure
         return median(times)
@@ -157,12 +181,7 @@ def replay_table(llm: Any, formats: list[str], reps: int) -> None:
 
     from toolgram.engines import llamacpp_engine as le
 
-    n = le._llama().n_vocab()
-    pristine = (llama_cpp.llama_token_data * n)()
-    for i in range(n):
-        pristine[i].id, pristine[i].logit, pristine[i].p = i, 0.0, 0.0
-    work = (llama_cpp.llama_token_data * n)()
-    arr = llama_cpp.llama_token_data_array()
+    vocab = FullVocab()
     template = llm.metadata.get("tokenizer.chat_template")
 
     def run(prompt_tokens: list[int], tokens: list[int], gbnf: str | None) -> tuple[float, float]:
@@ -175,11 +194,9 @@ def replay_table(llm: Any, formats: list[str], reps: int) -> None:
         for tok in tokens:
             if smpl is not None:
                 t1 = time.perf_counter()
-                ctypes.memmove(work, pristine, ctypes.sizeof(pristine))
-                arr.data = ctypes.cast(work, ctypes.POINTER(llama_cpp.llama_token_data))
-                arr.size, arr.selected, arr.sorted = n, -1, False
-                llama_cpp.llama_sampler_apply(smpl, ctypes.byref(arr))
-                if work[tok].logit == float("-inf"):
+                vocab.reset()
+                vocab.apply(smpl)
+                if not vocab.allowed(tok):
                     raise AssertionError("the grammar rejects the replayed text")
                 llama_cpp.llama_sampler_accept(smpl, tok)
                 sampler += time.perf_counter() - t1
