@@ -125,13 +125,24 @@ def decode_table(gen: Generator, rec: _Recorder, formats: list[str], pairs: int,
     return ratios
 
 
+def _greedy_config(tokens: int, grammar: str | None, ignore_eos: bool = False) -> Any:
+    """A greedy ``GenerationConfig`` for an already rendered prompt, constrained by EBNF ``grammar`` if given."""
+    import openvino_genai as ov
+
+    cfg = ov.GenerationConfig()
+    cfg.max_new_tokens, cfg.ignore_eos, cfg.do_sample = tokens, ignore_eos, False
+    cfg.apply_chat_template = False
+    if grammar is not None:
+        cfg.structured_output_config = ov.StructuredOutputConfig(grammar=grammar)
+    return cfg
+
+
 #: the cheapest grammar there is: any text (OpenVINO's structured-output machinery, no language)
 TRIVIAL = r"root ::= [^\x00]*"
 
 
 def trivial_table(pipeline: Any, formats: list[str], pairs: int, tokens: int) -> list[float]:
     """toolgram's EBNF against :data:`TRIVIAL` and no grammar, ``pipeline.generate`` on the same prompt."""
-    import openvino_genai as ov
     from toolgram.runtime.prompts import render_prompt
 
     print(f"\n## 2. toolgram's grammar ÷ the cheapest grammar: pipeline.generate, same prompt, ignore_eos, {tokens} "
@@ -141,11 +152,7 @@ def trivial_table(pipeline: Any, formats: list[str], pairs: int, tokens: int) ->
           f"{'none÷toolgram':>13} {'trivial÷toolgram':>16}")
 
     def run(prompt: str, grammar: str | None) -> float:
-        cfg = ov.GenerationConfig()
-        cfg.max_new_tokens, cfg.ignore_eos, cfg.do_sample = tokens, True, False
-        cfg.apply_chat_template = False
-        if grammar is not None:
-            cfg.structured_output_config = ov.StructuredOutputConfig(grammar=grammar)
+        cfg = _greedy_config(tokens, grammar, ignore_eos=True)
         return float(pipeline.generate([prompt], cfg).perf_metrics.get_tpot().mean)
 
     ratios = []
@@ -183,11 +190,7 @@ def ov_vs_llamacpp(gen: Generator, pairs: int, tokens: int, threads: int) -> Non
     lgrammar = LlamaGrammar.from_string(gbnf, verbose=False)
 
     def run_ov() -> float:
-        cfg = ov.GenerationConfig()
-        cfg.max_new_tokens = tokens
-        cfg.do_sample = False
-        cfg.apply_chat_template = False
-        cfg.structured_output_config = ov.StructuredOutputConfig(grammar=ebnf)
+        cfg = _greedy_config(tokens, ebnf)
         stamps: list[float] = []
 
         def streamer(s: str) -> Any:

@@ -121,6 +121,12 @@ class FullVocab:
         return self.work[tok].logit != float("-inf")
 
 
+def toolgram_gbnf(fmt: str) -> str:
+    """toolgram's GBNF for the benchmark's single call: one unbounded-string tool, required, no reasoning."""
+    return toolgram.compile(fmt, UNBOUNDED, dialect="gbnf", tool_choice="required", parallel_tool_calls=False,
+                            reasoning=reasoning_off(fmt)).grammar
+
+
 def apply_ms(gbnf: str, prefix: str, reps: int) -> float:
     """Median ms of one grammar-sampler apply over the full vocabulary after accepting ``prefix``."""
     import llama_cpp
@@ -153,8 +159,7 @@ def apply_table(formats: list[str], reps: int) -> None:
     value = "The history of Paris began long ago and"
     for fmt in formats:
         _, hand = hand_grammar(fmt)
-        ours = toolgram.compile(fmt, UNBOUNDED, dialect="gbnf", tool_choice="required", parallel_tool_calls=False,
-                                reasoning=reasoning_off(fmt)).grammar
+        ours = toolgram_gbnf(fmt)
         call = render_calls(fmt, [("write_note", {"text": value + " more"})])
         prefix = call[:call.index(value) + len(value)]
         row = []
@@ -213,8 +218,7 @@ def replay_table(llm: Any, formats: list[str], reps: int) -> None:
     worst = (float("inf"), "")
     for fmt in formats:
         _, hand = hand_grammar(fmt)
-        ours = toolgram.compile(fmt, UNBOUNDED, dialect="gbnf", tool_choice="required", parallel_tool_calls=False,
-                                reasoning=reasoning_off(fmt)).grammar
+        ours = toolgram_gbnf(fmt)
         text = render_calls(fmt, [("write_note", {"text": PROSE * 2})])
         if not all(le.accepts_gbnf(g, text)[0] for g in (hand, ours)):
             print(f"{fmt:<16} (a grammar rejects the rendered call: no figure)")
@@ -306,8 +310,7 @@ def main() -> int:
     for fmt in formats:
         prompt, _ = render_prompt(fmt, MESSAGES, UNBOUNDED, model_template=template)
         family, hand = hand_grammar(fmt)
-        ours = toolgram.compile(fmt, UNBOUNDED, dialect="gbnf", tool_choice="required", parallel_tool_calls=False,
-                                reasoning=reasoning_off(fmt)).grammar
+        ours = toolgram_gbnf(fmt)
         if args.show_grammars:
             print(f"--- {fmt} hand-written ({family}):\n{hand}--- {fmt} toolgram:\n{ours}")
         grammars = {"free": None, "hand": LlamaGrammar.from_string(hand, verbose=False),

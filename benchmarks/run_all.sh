@@ -9,7 +9,9 @@ quick="${1:-}"
 for b in bench_compile bench_mask bench_scale bench_ov_compile bench_memory bench_generate bench_llamacpp bench_parse; do
     echo "=================================================================== $b $quick"
     extra=""
-    if [ "$b" = bench_generate ]; then extra="--vs-trivial"; fi
-    if [ "$b" = bench_generate ] && [ -z "$quick" ]; then extra="--vs-trivial --vs-llamacpp"; fi
+    if [ "$b" = bench_generate ]; then
+        extra="--vs-trivial"
+        if [ -z "$quick" ]; then extra="$extra --vs-llamacpp"; fi
+    fi
     python "benchmarks/$b.py" $quick $extra || echo "($b exited with $?)"
 done
