@@ -64,9 +64,10 @@ class XmlCall:
 
     def value_stops_in(self, scope_close: str) -> tuple[str, ...]:
         """:attr:`value_stops` when the call stands in a scope closed by ``scope_close``: without a
-        ``function_end`` (GLM) the scope's close follows the last value (``</arg_value>\n</tool_call>``)."""
+        ``function_end`` (GLM), or with one of whitespace only (Ling 3's ``\n``), the scope's close
+        follows the last value (``</arg_value>\n</tool_call>``), as the parsers read it."""
         close = self.param_end[len(self.value_pad_close):]
-        end = (self.function_end or scope_close).rstrip("\n")
+        end = self.function_end.rstrip("\n") or self.function_end + scope_close.rstrip("\n")
         return (close + self.param_open, close + end)
 
     @property
