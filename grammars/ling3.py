@@ -1,4 +1,4 @@
-"""Ling 3 (inclusionAI): GLM's tags, ``<tool_call>N\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>...\\n</tool_call>``.
+"""Ling 3 (inclusionAI): GLM's tags, ``<tool_call>N\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>...``.
 
 GLM-4.6's tags in another layout: a newline inside each pair (between ``</arg_key>`` and
 ``<arg_value>``), none between pairs, and one before ``</tool_call>`` (so a call without arguments
