@@ -40,7 +40,7 @@ ISSUE9_IDS = [
 ]
 EXISTING_IDS = ["hermes", "qwen3_coder", "seed_oss", "llama3_json", "pythonic", "llama4_pythonic"]
 PROPOSED_IDS = [
-    "kimi_k3", "minimax_m1", "minimax_m3", "minicpm5", "solar_open", "gigachat3", "ling3", "hy3",
+    "kimi_k3", "minimax_m1", "minimax_m3", "minicpm5", "solar_open", "gigachat3", "gigachat3_1", "ling3", "hy3",
     "muse_glimmer", "command_r_plus", "firefunction_v2",
 ]
 KNOWN_IDS = ISSUE9_IDS + EXISTING_IDS + PROPOSED_IDS
@@ -126,7 +126,7 @@ T: dict[str, dict] = {
                "only the first call of a message is rendered (two calls render the same text as one): parallel "
                "not renderable"]),
     "GigaChat3.1-10B-A1.8B": dict(
-        family="other (GigaChat 3.1)", format="gigachat3",
+        family="other (GigaChat 3.1)", format="gigachat3_1",
         variant={"version": "3.1", "call_marker": "<|function_call|>"},
         parallel=False, eot="<|message_sep|>", eot_basis=RENDER_ONLY,
         notes=["only the first call of a message is rendered: parallel not renderable"]),

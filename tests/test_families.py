@@ -108,6 +108,7 @@ END_OF_TURN: dict[str, str] = {
                "the JSON arguments (the engine stops on <|call|>)",
     "solar_open": f"<|calls|>: {_STOP}; the grammar ends with the last <|tool_call:end|>",
     "gigachat3": f"<|message_sep|>: {_STOP}; the grammar ends with the call's JSON object",
+    "gigachat3_1": f"<|message_sep|>: {_STOP}; the grammar ends with the call's JSON object",
     "muse_glimmer": f"<|eot|>: {_STOP}; the grammar ends with </atem:function_calls>",
 }
 
