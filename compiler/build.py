@@ -20,7 +20,17 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
-from ..grammars.spec import FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, PythonCall, XmlCall
+from ..grammars.spec import (
+    CDATA_CLOSE,
+    CDATA_OPEN,
+    FormatSpec,
+    GemmaCall,
+    HeaderJsonCall,
+    JsonCall,
+    NamedJsonCall,
+    PythonCall,
+    XmlCall,
+)
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
@@ -164,10 +174,19 @@ class GrammarBuilder:
                 # "<parameter=" or "<tool_call>" elsewhere.  Closing padding (qwen3_coder's "\n")
                 # stands between the value and the stop, so there the value is not "followed".
                 until = Until(stops, followed=not c.value_pad_close, gap=(close.rstrip(VALUE_GAP), VALUE_GAP))
-                return Token(until, "RAW", c.param_end)
+                return Token(cdata_or(until, lambda: Until((CDATA_CLOSE,), followed=True)), "RAW", c.param_end)
             # Bounded raw strings exclude '<', which every delimiter contains (documented: a
             # length-bounded or pattern string cannot carry '<' in the XML formats).
-            return Token(Rep(Chars.of("<", negated=True), max(min_len, 1), max_len), "RAWB", c.param_end)
+            lo = max(min_len, 1)
+            return Token(cdata_or(Rep(Chars.of("<", negated=True), lo, max_len),
+                                  lambda: Rep(Chars.of("]", negated=True), lo, max_len)), "RAWB", c.param_end)
+
+        def cdata_or(plain: Expr, inner: Callable[[], Expr]) -> Expr:
+            """With ``c.cdata`` (MiniCPM5) a string may also stand in CDATA, as the writer puts one holding
+            '<', '&' or a newline: inside, the value's closing tag is text (an unbounded string ends at the
+            first ']]>'; a bounded one may not hold ']'). The CDATA spelling comes first: the parsers try it
+            first, and take the plain one when the closing tag does not follow ']]>'."""
+            return alt(seq(Lit(CDATA_OPEN), inner(), Lit(CDATA_CLOSE)), plain) if c.cdata else plain
 
         def value_of(schema: Any, path: str, ctx: SchemaContext) -> Expr:
             kind = _xml_kind(schema, ctx, path)
@@ -186,11 +205,13 @@ class GrammarBuilder:
                         raise UnsupportedSchemaError(
                             f"enum value {v!r} contains a text that ends a raw XML value "
                             f"({' or '.join(map(repr, stops))})", f"{path}.enum")
-                return Token(alt(*(Lit(v) for v in words)), "ENUM")
+                return Token(alt(*(Lit(c.write_value(v)) for v in words)), "ENUM")
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
                 where = f"{path}.pattern"
-                return Token(pattern_to_ir(kind[1], raw_char("<"), where), "RAWP", c.param_end, path=where)
+                return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where),
+                                      lambda: pattern_to_ir(kind[1], raw_char("]"), where)),
+                             "RAWP", c.param_end, path=where)
             vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
             return vb.value_once(schema, path, f"t{index}-v")
 

@@ -35,13 +35,35 @@ class XmlCall:
     param_end: str = "</parameter>\n"
     function_end: str = "</function>\n"
     json_name_end: str | None = None
+    #: MiniCPM5: a string holding ``<``, ``&`` or a newline is written ``<![CDATA[...]]>``, and a raw
+    #: value so wrapped is read unwrapped (grammars take it as raw text either way)
+    cdata: bool = False
     values: Literal["xml"] = "xml"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
         """One call in the canonical spelling: strings raw, every other type as JSON text."""
-        params = "".join(f"{self.param_open}{k}{self.name_end_for(v)}{_xml_value(v)}{self.param_end}"
+        params = "".join(f"{self.param_open}{k}{self.name_end_for(v)}{self.write_value(v)}{self.param_end}"
                          for k, v in arguments.items())
         return f"{self.function_open}{name}{self.name_end}{params}{self.function_end}"
+
+    def write_value(self, value: Any) -> str:
+        """A value as the format writes it: strings raw (in CDATA where :attr:`cdata` asks), others as JSON."""
+        if not isinstance(value, str):
+            return json.dumps(value, ensure_ascii=False)
+        if self.cdata and any(c in value for c in CDATA_TRIGGERS):
+            return CDATA_OPEN + value + CDATA_CLOSE
+        return value
+
+    def read_raw(self, raw: str) -> str:
+        """A raw value's text as written, less its CDATA wrapper (:attr:`cdata`); the inverse of :meth:`write_value`."""
+        if self.cdata and raw.startswith(CDATA_OPEN) and raw.endswith(CDATA_CLOSE) \
+                and len(raw) >= len(CDATA_OPEN) + len(CDATA_CLOSE):
+            return raw[len(CDATA_OPEN):len(raw) - len(CDATA_CLOSE)]
+        return raw
+
+    def read_raw_start(self, raw: str) -> str:
+        """The start of a raw value cut short (truncated output): less its CDATA opening, if complete."""
+        return raw[len(CDATA_OPEN):] if self.cdata and raw.startswith(CDATA_OPEN) else raw
 
     def name_end_for(self, value: Any) -> str:
         """The text between the key and ``value`` (``json_name_end`` before a value that is not a string)."""
@@ -186,8 +208,9 @@ class NamedJsonCall:
         return f"{self.head}{before}{name}{after}{self.name_end}{number}{args}{self.end}"
 
 
-def _xml_value(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
+#: the characters that make MiniCPM5's template wrap a string in CDATA
+CDATA_TRIGGERS = "<&\n"
 
 
 @dataclass(frozen=True)

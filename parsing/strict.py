@@ -198,11 +198,12 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
             diags.extend(d)
             return value
         if tag[0] == "arg":
-            key = tag[2]
-            value, d = _convert(src, props.get(key), params, kind, key, start, hint)
+            key, raw = tag[2], src
         else:
             key, raw = _split_extra(src, kind, call)
-            value, d = _convert(raw, props.get(key), params, kind, key, start, hint)
+        if kind == "xml":
+            raw = call.read_raw(raw)  # MiniCPM5's CDATA wrapper
+        value, d = _convert(raw, props.get(key), params, kind, key, start, hint)
         diags.extend(d)
         args[key] = value
     return args

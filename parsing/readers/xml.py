@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...grammars.spec import XmlCall
+from ...grammars.spec import CDATA_CLOSE, CDATA_OPEN, XmlCall
 from ..values import convert_xml_value, dumps_arguments, schema_types
 from ._common import FLUSH, NO_STATE, WAIT, WS, Core, Head, Reader, State, esc
 
@@ -35,6 +35,9 @@ class _Value(State):
     keep: bool
     schema: Any
     stream: bool
+    string: bool = False  # the schema admits only strings (streamed as they arrive, unless held for CDATA)
+    #: XmlCall.cdata: None not looked at yet, 0 the plain rule, else where the CDATA section's "]]>" ends
+    cdata: int | None = None
     opened: bool = False
     start: int | None = None
     emitted: int = 0
@@ -65,6 +68,8 @@ class _Value(State):
             self.cand = max(self.cand - low, 0)
         if self.cscan is not None:
             self.cscan = max(self.cscan - low, 0)
+        if self.cdata:
+            self.cdata = max(self.cdata - low, 0)
 
 
 class XmlReader(Reader):
@@ -133,7 +138,10 @@ class XmlReader(Reader):
         s = self.st
         if self.core.step == self._value and isinstance(s, _Value) and s.keep and s.start is not None \
                 and not s.stream:
-            return self.core.member_prefix(s.key) + "".join(s.parts) + self.core.buf[s.start:]
+            text = "".join(s.parts) + self.core.buf[s.start:]
+            if s.string:  # a string held back whole (CDATA): as received, as a streamed one would be
+                return self.core.member_prefix(s.key) + '"' + esc(self.c.read_raw_start(text))
+            return self.core.member_prefix(s.key) + text
         return None
 
     def _params(self) -> bool | None:
@@ -182,8 +190,10 @@ class XmlReader(Reader):
         assert call is not None
         schema = self._prop_schema(key)
         types = schema_types(schema, call.tool) if schema is not None else None
-        stream = keep and types == frozenset({"string"})
-        self.st = _Value(key, keep, schema, stream)
+        # a string streams as it arrives, unless a CDATA wrapper may have to come off it whole (MiniCPM5)
+        string = types == frozenset({"string"})
+        stream = keep and string and not self.c.cdata
+        self.st = _Value(key, keep, schema, stream, string)
         core.step = self._value
         if stream:
             core.args(core.member_prefix(key) + '"')
@@ -236,6 +246,9 @@ class XmlReader(Reader):
         tag = self.end_tag
         pad_close = self.pad_close
         final = core.final
+        if self.c.cdata and s.cdata is None and not self._cdata(s):
+            core.pos = n
+            return False
         while True:
             i = s.cand
             if i is None:
@@ -256,6 +269,10 @@ class XmlReader(Reader):
                     follows = core.peek(lit, q)
                     if follows is not False:
                         break
+            if s.cdata and (i != s.cdata + len(pad_close) or (follows is False and (q < n or final))):
+                # the closing tag does not follow the CDATA section: the value is read by the plain rule
+                s.cdata, s.cand, s.search = 0, None, s.start
+                continue
             if follows is True:
                 return self._value_end(s, i)
             if follows == WAIT or (q >= n and not final):
@@ -269,11 +286,34 @@ class XmlReader(Reader):
             if hold > s.emitted:
                 core.args(esc(buf[s.emitted:hold]))
                 s.emitted = hold
-        elif hold - s.start > FLUSH:
+        elif hold - s.start > FLUSH and not s.cdata:
             s.parts.append(buf[s.start:hold])  # settled value text leaves the buffer
             s.start = hold
         core.pos = n
         return False
+
+    def _cdata(self, s: _Value) -> bool:
+        """XmlCall.cdata: does the value open a CDATA section? Then the closing tag counts only right after
+        its ``]]>`` (text inside it is the value's), as the grammar's first alternative reads it; False:
+        wait for more input."""
+        core = self.core
+        buf, n, start = core.buf, len(core.buf), s.start
+        assert start is not None
+        body = start + len(CDATA_OPEN)
+        if buf.startswith(CDATA_OPEN, start):
+            j = buf.find(CDATA_CLOSE, max(s.search, body))
+            if j >= 0:
+                s.cdata = s.search = j + len(CDATA_CLOSE)
+            elif core.final:
+                s.cdata = 0  # never closed: the plain rule
+            else:
+                s.search = max(body, n - len(CDATA_CLOSE) + 1)
+                return False
+        elif n - start < len(CDATA_OPEN) and CDATA_OPEN.startswith(buf[start:]) and not core.final:
+            return False
+        else:
+            s.cdata = 0
+        return True
 
     def _value_end(self, s: _Value, i: int) -> bool:
         core = self.core
@@ -298,7 +338,7 @@ class XmlReader(Reader):
         core = self.core
         call = core.call
         assert call is not None
-        value, diags = convert_xml_value(raw, s.schema, lenient=True, root=call.tool, name=s.key,
+        value, diags = convert_xml_value(self.c.read_raw(raw), s.schema, lenient=True, root=call.tool, name=s.key,
                                          offset=s.at, hint=call.name in core.loose)
         core.diagnostics.extend(diags)
         core.args(core.member_prefix(s.key) + dumps_arguments(value))
