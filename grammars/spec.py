@@ -89,7 +89,8 @@ class XmlCall:
         ``function_end`` (GLM), or with one of whitespace only (Ling 3's ``\n``), the scope's close
         follows the last value (``</arg_value>\n</tool_call>``), as the parsers read it."""
         close = self.param_end[len(self.value_pad_close):]
-        end = self.function_end.rstrip("\n") or self.function_end + scope_close.rstrip("\n")
+        fn_end = self.function_end
+        end = fn_end.rstrip("\n") if fn_end.strip(" \t\n\r") else fn_end + scope_close.rstrip("\n")
         return (close + self.param_open, close + end)
 
     @property
