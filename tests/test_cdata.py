@@ -30,7 +30,7 @@ CASES = [
     {"s": "<![CDATA[already wrapped]]>"},  # a string that looks wrapped is wrapped again
     {"s": "ends ]]> inside"},  # ']]>' has no '<', '&' or newline: written raw
     {"s": "<b>]]> then more"},  # the closing tag does not follow the first ']]>': read by the plain rule
-    {"s": "x</param><param name=\"n\">1"},  # the closing tag, not followed by a parameter: value text
+    {"s": "x</param><param name=\"n\">1"},  # in CDATA, the closing tag and the next parameter's opening are text
     {"s": "x", "b": "a&b\nc", "p": "a<b&c", "e": "x<y", "n": 3},
     {"s": "x", "b": "plain", "p": "abc", "e": "a&b"},
 ]
