@@ -30,6 +30,7 @@ from ..grammars.spec import (
     NamedJsonCall,
     PythonCall,
     XmlCall,
+    json_type_of,
 )
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
@@ -159,7 +160,10 @@ class GrammarBuilder:
         return self.g.add(f"call-{tool.name}", body, meta=("call", index))
 
     def _xml_call(self, index: int, tool: Tool, c: XmlCall) -> Expr:
-        head = Lit(c.function_open + tool.name + c.name_end)
+        head: Expr = Lit(c.function_open + tool.name + c.name_end + ("" if c.name_again is None
+                                                                     else tool.name + c.name_again))
+        if c.counter is not None:  # Kimi-K3's index="1"<|sep|>: any call index
+            head = seq(head, Token(DIGITS, "COUNTER"), Lit(c.counter))
         close = c.param_end[len(c.value_pad_close):]
         # without a function_end (GLM) the scope's close follows the last value
         stops = c.value_stops_in(self.spec.scope.close)
@@ -221,7 +225,11 @@ class GrammarBuilder:
             is_raw = isinstance(value, Token) and value.kind == "RAW"
             arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             lead: Expr = Lit(c.param_open + key + c.param_name_end)
-            if c.json_name_end is not None:
+            if c.type_words:
+                # Kimi-K3's type="...": the words of the JSON types the schema admits
+                words = dict.fromkeys(c.type_word(t) for t in _json_types(schema, ctx, path))
+                lead = alt(*(Lit(c.param_open + key + c.param_name_end.replace("{type}", w)) for w in words))
+            elif c.json_name_end is not None:
                 # DSML's string="true|false": JSON values take json_name_end; a raw value that may
                 # also be another type (a union, no type) takes either, typed by the schema
                 as_json = Lit(c.param_open + key + c.json_name_end)
@@ -237,8 +245,7 @@ class GrammarBuilder:
         def extra_member(ctx: SchemaContext) -> Expr:
             # a quoted name ends at the quote; DSML's string="true|false" may follow it
             name = Token(XML_QNAME, "XMLQNAME") if c.quoted_key else Token(XML_NAME, "XMLNAME")
-            ends = (c.param_name_end,) if c.json_name_end is None else (c.param_name_end, c.json_name_end)
-            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), raw(), raw_end)
+            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in c.name_ends)), raw(), raw_end)
 
         def params() -> Expr:
             if not tool.strict:
@@ -366,7 +373,7 @@ class GrammarBuilder:
         if sc.per_call:
             block = self.g.shared("block", seq(Lit(sc.open), one, Lit(sc.close)))
             # whitespace and the next block's opening are one token (one-token look-ahead for LALR)
-            nxt = seq(Token(seq(WS, Lit(sc.open)), "NEXTBLOCK"), one, Lit(sc.close))
+            nxt = seq(Token(seq(WS, Lit(sc.joiner + sc.open)), "NEXTBLOCK"), one, Lit(sc.close))
             more = up_to(nxt, self.more_calls) if self.opts.parallel else EMPTY
             trig = self.spec.trigger_word or ""
             if sc.section is not None:
@@ -506,6 +513,43 @@ def _string_choices(schema: dict[str, Any]) -> list[str]:
     if "const" in schema:
         return [schema["const"]]
     return list(schema["enum"])
+
+
+_JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
+
+
+def _json_types(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The JSON Schema type names a schema admits, in :data:`_JSON_TYPES` order (all of them when it
+    does not say): what a typed argument attribute (Kimi-K3's ``type="..."``) may name."""
+    found: set[str] = set()
+    if not isinstance(schema, dict) or schema == {}:
+        return _JSON_TYPES
+    if "$ref" in schema:
+        ref = schema["$ref"]
+        if not isinstance(ref, str) or ref in _refs:
+            return _JSON_TYPES
+        target, _ = ctx.resolve(ref, f"{path}.$ref")
+        return _json_types(target, ctx, path, _refs | {ref})
+    if "const" in schema:
+        found.add(json_type_of(schema["const"]))
+    elif isinstance(schema.get("enum"), list) and schema["enum"]:
+        found.update(json_type_of(v) for v in schema["enum"])
+    elif isinstance(schema.get("type"), str):
+        found.add(schema["type"])
+    elif isinstance(schema.get("type"), list):
+        found.update(t for t in schema["type"] if isinstance(t, str))
+    else:
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list):
+                for b in schema[key]:
+                    found.update(_json_types(b, ctx, path, _refs))
+        if not found:
+            return _JSON_TYPES
+    if "integer" in found:
+        found.add("number")  # a number schema's value may be an integer, and the other way round
+    elif "number" in found:
+        found.add("integer")
+    return tuple(t for t in _JSON_TYPES if t in found)
 
 
 def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = frozenset()) -> Any:

@@ -91,6 +91,8 @@ class Scanner:
         if sc.per_call:
             # a block without its section (lenient: a missing_scope diagnostic)
             self.openers.append((self.scope_open, "scope"))
+            if sc.joiner:  # the text between two blocks, before the next one's opening (muse-glimmer)
+                self.openers.append((sc.joiner + self.scope_open, "scope"))
             if isinstance(c, XmlCall) and c.function_open:
                 self.openers.append((c.function_open, "bare"))
             if isinstance(c, HeaderJsonCall):

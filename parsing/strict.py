@@ -232,13 +232,14 @@ def _split_extra(src: str, kind: str, c: Any) -> tuple[str, str]:
         key, _, value = src.partition(":")
         return key, value
     body = src[len(c.param_open):]
-    gt = c.param_name_end.rstrip(WS) or ">"
-    if c.json_name_end is not None and c.json_name_end in body and (
-            gt not in body or body.index(c.json_name_end) < body.index(gt)):
-        gt = c.json_name_end  # DSML's string="false"
+    # the key ends at the first of the texts that may follow it (DSML's string="true|false", Kimi-K3's type words)
+    found = [(body.find(e.rstrip(WS) or ">"), e) for e in c.name_ends]
+    found = [(i, e) for i, e in found if i >= 0]
+    name_end = min(found)[1] if found else c.param_name_end
+    gt = name_end.rstrip(WS) or ">"
     key, _, rest = body.partition(gt)
     end_tag = c.param_end.strip(WS)
-    pad_open = c.param_name_end[len(gt):]
+    pad_open = name_end[len(gt):]
     raw = rest[:rest.rfind(end_tag)]
     pad_close = c.param_end[:c.param_end.index(end_tag)]
     if pad_open and raw.startswith(pad_open):
