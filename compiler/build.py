@@ -23,6 +23,7 @@ from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.spec import (
     CDATA_CLOSE,
     CDATA_OPEN,
+    ElementCall,
     FormatSpec,
     GemmaCall,
     HeaderJsonCall,
@@ -32,6 +33,7 @@ from ..grammars.spec import (
     XmlCall,
     json_type_of,
 )
+from ..grammars.syntax import xml_elements
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
@@ -39,8 +41,10 @@ from .schema import SchemaContext, Tool, arguments_object
 from .values import (
     GEMMA_KEY_RULE,
     JSON_WS,
+    MAX_ITEMS,
     WS,
     ValueBuilder,
+    count,
     json_literal,
     length_bounds,
     object_shape,
@@ -257,6 +261,96 @@ class GrammarBuilder:
             return vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
 
         return seq(head, self._params_once(tool, "xml", params), Lit(c.function_end))
+
+    def _element_call(self, index: int, tool: Tool, c: ElementCall) -> Expr:
+        """N ``name_end``, then ``ns<K>V ns</K>`` per argument (MiniMax-M3): strings raw up to the next
+        ``ns``, numbers and booleans as JSON text, objects and arrays expanded into elements."""
+        ns = c.ns
+        raw = Token(Until((ns,)), "ETEXT", ns)
+
+        def check_key(key: str, where: str) -> None:
+            if not key or XML_BAD_KEY.search(key) or "/" in key or ns in key:
+                raise SchemaError(f"property name {key!r} cannot be an element name {ns + '<NAME>'!r} (empty, '<', "
+                                  "'>', '/' or a control character)", where)
+
+        def element(name: str, value: Expr) -> Expr:
+            return seq(Lit(f"{ns}<{name}>"), value, Lit(f"{ns}</{name}>"))
+
+        def value_of(schema: Any, path: str, ctx: SchemaContext, depth: int = 0) -> Expr:
+            if depth > 16:
+                raise UnsupportedSchemaError(f"{self.spec.id}: element values nest deeper than 16 levels", path)
+            kind = _xml_kind(schema, ctx, path)
+            if kind != "json":
+                self._validate_json(schema, path, ctx)  # raw spellings keep the schema's keyword rules
+            if kind == "raw":
+                return raw
+            if isinstance(kind, tuple) and kind[0] != "pattern":
+                return Token(Rep(Chars.of(ns[0], negated=True), kind[0], kind[1]), "ETEXTB", ns)
+            if kind == "enum":
+                words = _string_choices(ctx.deref(schema, path))
+                if any(ns in w for w in words):
+                    raise UnsupportedSchemaError(f"an enum value holds {ns!r}", f"{path}.enum")
+                return Token(alt(*(Lit(w) for w in words)), "ENUM")
+            if isinstance(kind, tuple):
+                return Token(pattern_to_ir(kind[1], raw_char(ns[0]), f"{path}.pattern"), "ETEXTP", ns,
+                             path=f"{path}.pattern")
+            target = ctx.deref(schema, path)
+            types = _json_types(schema, ctx, path)
+            nested = {"object", "array"} & set(types)
+            if nested and len(types) > 1 and not (set(types) <= {"integer", "number"}):
+                raise UnsupportedSchemaError(f"{self.spec.id} expands objects and arrays into elements: a union of "
+                                             "them with other types cannot be told apart", path)
+            if types == ("object",):
+                return object_of(target, path, ctx, depth)
+            if types == ("array",):
+                return array_of(target, path, ctx, depth)
+            return ValueBuilder(self.g, "json", ctx, f"t{index}").value_once(schema, path, f"t{index}-v")
+
+        def object_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
+            props, required, extra_allowed = object_shape(schema, ctx, path) if isinstance(schema, dict) \
+                else ({}, set(), True)
+            members = []
+            for k, sub in props.items():
+                check_key(k, f"{path}.properties")
+                v = value_of(sub, f"{path}.properties.{k}", ctx, depth + 1)
+                members.append((Lit(f"{ns}<{k}>"), seq(v, Lit(f"{ns}</{k}>")), k in required))
+            extra = (EMPTY, any_member()) if extra_allowed else None
+            vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
+            return vb.object_body(members, EMPTY, extra, f"obj-{tool.name}")
+
+        def array_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
+            if not isinstance(schema, dict):
+                return Rep(element(xml_elements.ITEM, raw), 0, None)
+            if schema.get("prefixItems"):
+                raise UnsupportedSchemaError(f"{self.spec.id}: prefixItems in an element array", f"{path}.prefixItems")
+            lo = count(schema, "minItems", path, MAX_ITEMS) or 0
+            hi = count(schema, "maxItems", path, MAX_ITEMS)
+            item = value_of(schema.get("items", {}), f"{path}.items", ctx, depth + 1)
+            return Rep(element(xml_elements.ITEM, item), lo, hi)
+
+        def any_member() -> Expr:
+            # an undeclared member: any element name, its value raw text (a value of no declared type)
+            name = Token(Rep(Chars.of("<>/\n" + ns[0], negated=True), 1, None), "ENAME")
+            return seq(Lit(ns + "<"), name, Lit(">"), raw, Lit(ns + "</"), name, Lit(">"))
+
+        def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
+            check_key(key, path.rsplit(".properties.", 1)[0] + ".properties")
+            value = value_of(schema, path, ctx)
+            arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
+            return Lit(f"{ns}<{key}>"), seq(arg, Lit(f"{ns}</{key}>"))
+
+        def extra_member(ctx: SchemaContext) -> Expr:
+            return any_member()
+
+        def params() -> Expr:
+            if not tool.strict:
+                extra = self.g.tagged(f"extra-{tool.name}", any_member(), ("extra", index), share=("extra",))
+                return Rep(extra, 0, None)
+            members, extra = self._members(index, tool, member, extra_member)
+            vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
+            return vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
+
+        return seq(Lit(tool.name + c.name_end), self._params_once(tool, "elements", params))
 
     def _params_once(self, tool: Tool, kind: str, build: Callable[[], Expr]) -> Expr:
         """A call's arguments, built once per grammar for tools with the same parameters text (see
@@ -506,6 +600,7 @@ _CALL_GRAMMARS = {
     NamedJsonCall: GrammarBuilder._named_json_call,
     HeaderJsonCall: GrammarBuilder._named_json_call,  # the grammar writes one header spelling
     GemmaCall: GrammarBuilder._gemma_call,
+    ElementCall: GrammarBuilder._element_call,
 }
 
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .syntax import gemma_text, python_text
+from .syntax import gemma_text, python_text, xml_elements
 
 
 @dataclass(frozen=True)
@@ -273,7 +273,25 @@ class GemmaCall:
         return f"{self.head}{name}{self.open}{gemma_text.members(arguments)}{self.close}"
 
 
-CallSyntax = XmlCall | JsonCall | PythonCall | NamedJsonCall | GemmaCall
+@dataclass(frozen=True)
+class ElementCall:
+    """N ``name_end``, then one element per argument named by its key, ``ns<K>V ns</K>``: MiniMax-M3's
+    ``get_weather">]<]minimax[>[<city>Paris]<]minimax[>[</city>`` (the scope's tags stand around it).
+
+    Values in the nested-element syntax (:mod:`.syntax.xml_elements`): strings raw, numbers and
+    booleans as JSON text, objects and arrays expanded into elements (``item`` per array item);
+    the schema says which a value is. ``ns`` (a special token) leads every tag, so no raw text holds it.
+    """
+
+    ns: str
+    name_end: str = '">'
+    values: Literal["elements"] = "elements"
+
+    def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
+        return name + self.name_end + xml_elements.write(arguments, self.ns)
+
+
+CallSyntax = XmlCall | JsonCall | PythonCall | NamedJsonCall | GemmaCall | ElementCall
 
 
 @dataclass(frozen=True)
@@ -391,7 +409,7 @@ class FormatSpec:
 
     @property
     def values(self) -> str:
-        """``xml``, ``json``, ``python`` or ``gemma``: how argument values are spelled."""
+        """``xml``, ``json``, ``python``, ``gemma`` or ``elements``: how argument values are spelled."""
         return self.call.values
 
     @property

@@ -20,9 +20,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..grammars.spec import FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, XmlCall
+from ..grammars.spec import ElementCall, FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, XmlCall
 from .diagnostics import Diagnostic
 from .readers._common import FAIL, WAIT, WS, Call, Head, Reader
+from .readers.elements import ElementReader
 from .readers.gemma import GemmaReader
 from .readers.json import JsonReader
 from .readers.named import NamedReader
@@ -43,6 +44,8 @@ def _reader(core: Scanner, spec: FormatSpec) -> Reader:
         return NamedReader(core, c)
     if isinstance(c, GemmaCall):
         return GemmaReader(core, c)
+    if isinstance(c, ElementCall):
+        return ElementReader(core, c)
     return PythonReader(core)
 
 

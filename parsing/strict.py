@@ -23,8 +23,9 @@ from ..compiler import compile as compile_tools
 from ..compiler.emit.lark import new_lark
 from ..compiler.schema import load_tools
 from ..errors import OptionError
-from ..grammars.syntax import gemma_text
+from ..grammars.syntax import gemma_text, xml_elements
 from .diagnostics import Diagnostic
+from .element_values import convert_element_value
 from .pyliteral import unlimited_int_digits
 from .values import (
     convert_gemma_value,
@@ -203,7 +204,11 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
             key, raw = _split_extra(src, kind, call)
         if kind == "xml":
             raw = call.read_raw(raw)  # MiniCPM5's CDATA wrapper
-        value, d = _convert(raw, props.get(key), params, kind, key, start, hint)
+        if kind == "elements":  # MiniMax-M3's nested elements
+            value, d = convert_element_value(raw, props.get(key), ns=call.ns, lenient=False, root=params, name=key,
+                                             offset=start, hint=hint)
+        else:
+            value, d = _convert(raw, props.get(key), params, kind, key, start, hint)
         diags.extend(d)
         args[key] = value
     return args
@@ -231,6 +236,9 @@ def _split_extra(src: str, kind: str, c: Any) -> tuple[str, str]:
             return src[len(gemma_text.QUOTE):end], src[end + len(gemma_text.QUOTE) + 1:]
         key, _, value = src.partition(":")
         return key, value
+    if kind == "elements":  # ns<K>V ns</K>
+        (key, raw), = xml_elements.split(src, c.ns) or [("", src)]
+        return key, raw
     body = src[len(c.param_open):]
     # the key ends at the first of the texts that may follow it (DSML's string="true|false", Kimi-K3's type words)
     found = [(body.find(e.rstrip(WS) or ">"), e) for e in c.name_ends]
