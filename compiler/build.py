@@ -34,7 +34,7 @@ from ..grammars.spec import (
     json_type_of,
 )
 from ..grammars.syntax import xml_elements
-from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
+from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
 from .schema import SchemaContext, Tool, arguments_object
@@ -283,7 +283,7 @@ class GrammarBuilder:
             if kind != "json":
                 self._validate_json(schema, path, ctx)  # raw spellings keep the schema's keyword rules
             if kind == "raw":
-                return raw
+                return any_value() if len(_json_types(schema, ctx, path)) == len(_JSON_TYPES) else raw
             if isinstance(kind, tuple) and kind[0] != "pattern":
                 return Token(Rep(Chars.of(ns[0], negated=True), kind[0], kind[1]), "ETEXTB", ns)
             if kind == "enum":
@@ -320,7 +320,7 @@ class GrammarBuilder:
 
         def array_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
             if not isinstance(schema, dict):
-                return Rep(element(xml_elements.ITEM, raw), 0, None)
+                return Rep(element(xml_elements.ITEM, any_value()), 0, None)
             if schema.get("prefixItems"):
                 raise UnsupportedSchemaError(f"{self.spec.id}: prefixItems in an element array", f"{path}.prefixItems")
             lo = count(schema, "minItems", path, MAX_ITEMS) or 0
@@ -328,10 +328,22 @@ class GrammarBuilder:
             item = value_of(schema.get("items", {}), f"{path}.items", ctx, depth + 1)
             return Rep(element(xml_elements.ITEM, item), lo, hi)
 
+        ename = Token(Rep(Chars.of("<>/\n" + ns[0], negated=True), 1, None), "ENAME")
+        any_ref: list[Expr] = []
+
+        def any_value() -> Expr:
+            """A value of no declared type: raw text, or elements of any names holding such values
+            (the grammar cannot tie a closing tag's name to its opening's; the parsers match them)."""
+            if not any_ref:
+                name = self.g.reserve("element-value")
+                any_ref.append(Ref(name))
+                el = seq(Lit(ns + "<"), ename, Lit(">"), any_ref[0], Lit(ns + "</"), ename, Lit(">"))
+                self.g.rules[name] = alt(raw, Rep(el, 1, None))
+            return any_ref[0]
+
         def any_member() -> Expr:
-            # an undeclared member: any element name, its value raw text (a value of no declared type)
-            name = Token(Rep(Chars.of("<>/\n" + ns[0], negated=True), 1, None), "ENAME")
-            return seq(Lit(ns + "<"), name, Lit(">"), raw, Lit(ns + "</"), name, Lit(">"))
+            # an undeclared member: any element name, any value
+            return seq(Lit(ns + "<"), ename, Lit(">"), any_value(), Lit(ns + "</"), ename, Lit(">"))
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
             check_key(key, path.rsplit(".properties.", 1)[0] + ".properties")
