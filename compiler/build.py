@@ -39,6 +39,7 @@ from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
 from .schema import SchemaContext, Tool, arguments_object
 from .values import (
+    END_WS,
     GEMMA_KEY_RULE,
     JSON_WS,
     MAX_ITEMS,
@@ -72,6 +73,8 @@ DIGITS = Rep(Chars(((48, 57),)), 1, 9)
 #: a model-written call id (Mistral's ``[CALL_ID]``, Solar-Open): 1 to 64 of [A-Za-z0-9_-]
 CALL_ID = Rep(Chars(((45, 45), (48, 57), (65, 90), (95, 95), (97, 122))), 1, 64)
 WS_TOKEN = Token(WS, "WS")
+#: after the last call: at most one newline (SPEC section 1)
+END_TOKEN = Token(END_WS, "ENDWS")
 
 Mode = Literal["full", "lazy"]
 
@@ -95,6 +98,10 @@ class GrammarBuilder:
         )
         ctx.relaxed = self.relaxed
         return ctx
+
+    def _values(self, syntax: Any, ctx: SchemaContext, index: int) -> ValueBuilder:
+        """The value builder for tool ``index`` in ``syntax``, with the ``whitespace`` option."""
+        return ValueBuilder(self.g, syntax, ctx, f"t{index}", self.opts.whitespace)
 
     def _members(
         self, index: int, tool: Tool, member, extra_member
@@ -169,19 +176,28 @@ class GrammarBuilder:
         if c.counter is not None:  # Kimi-K3's index="1"<|sep|>: any call index
             head = seq(head, Token(DIGITS, "COUNTER"), Lit(c.counter))
         close = c.param_end[len(c.value_pad_close):]
-        # without a function_end (GLM) the scope's close follows the last value
-        stops = c.value_stops_in(self.spec.scope.close)
-        # after a raw value, the closing tag counts only before the next parameter or the function
-        # end: Lark's lexer must not take a value's own leading "</parameter>" for the end of an empty one
-        raw_end = Token(Lit(c.param_end), "PEND", tuple(stop[len(close):] for stop in stops))
+        lookahead = self.opts.xml_values == "lookahead"
+        raw_end: Expr
+        if lookahead:
+            # without a function_end (GLM) the scope's close follows the last value
+            stops = c.value_stops_in(self.spec.scope.close)
+            # after a raw value, the closing tag counts only before the next parameter or the function
+            # end: Lark's lexer must not take a value's own leading "</parameter>" for the end of an empty one
+            raw_end = Token(Lit(c.param_end), "PEND", tuple(stop[len(close):] for stop in stops))
+        else:
+            # ``first_close`` (the default): a raw value ends at the first closing tag
+            stops = (close.rstrip(VALUE_GAP),)
+            raw_end = Lit(c.param_end)
 
         def raw(min_len: int = 0, max_len: int | None = None) -> Expr:
             if min_len == 0 and max_len is None:
-                # A raw value ends at the first closing tag that is followed by the next parameter or
-                # the function's end (c.value_stops, vLLM's rule): it may contain "</parameter>",
-                # "<parameter=" or "<tool_call>" elsewhere.  Closing padding (qwen3_coder's "\n")
-                # stands between the value and the stop, so there the value is not "followed".
-                until = Until(stops, followed=not c.value_pad_close, gap=(close.rstrip(VALUE_GAP), VALUE_GAP))
+                # ``lookahead``: a raw value ends at the first closing tag that is followed by the next
+                # parameter or the function's end (c.value_stops, vLLM's rule): it may contain "</parameter>",
+                # "<parameter=" or "<tool_call>" elsewhere.  ``first_close``: at the first closing tag.
+                # Closing padding (qwen3_coder's "\n") stands between the value and the stop, so there
+                # the value is not "followed".
+                gap = (close.rstrip(VALUE_GAP), VALUE_GAP) if lookahead else ()
+                until = Until(stops, followed=not c.value_pad_close, gap=gap)  # type: ignore[arg-type]
                 return Token(cdata_or(until, lambda: Until((CDATA_CLOSE,), followed=True)), "RAW", c.param_end)
             # Bounded raw strings exclude '<', which every delimiter contains (documented: a
             # length-bounded or pattern string cannot carry '<' in the XML formats).
@@ -220,7 +236,7 @@ class GrammarBuilder:
                 return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where),
                                       lambda: pattern_to_ir(kind[1], raw_char("]"), where)),
                              "RAWP", c.param_end, path=where)
-            vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
+            vb = self._values("json", ctx, index)
             return vb.value_once(schema, path, f"t{index}-v")
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
@@ -257,7 +273,7 @@ class GrammarBuilder:
                                       share=("extra",))
                 return Rep(extra, 0, None)
             members, extra = self._members(index, tool, member, extra_member)
-            vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
+            vb = self._values("json", self._ctx(index, tool), index)
             return vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
 
         return seq(head, self._params_once(tool, "xml", params), Lit(c.function_end))
@@ -374,7 +390,7 @@ class GrammarBuilder:
     def _json_args(self, index: int, tool: Tool) -> tuple[Expr, ValueBuilder]:
         """The rule holding a call's JSON object of arguments (tagged ``args`` for the strict parser)."""
         ctx = self._ctx(index, tool)
-        vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
+        vb = self._values("json", ctx, index)
         if tool.strict:
             args = vb.value_once(tool.parameters, ctx.path, f"args-{tool.name}")
         else:
@@ -402,13 +418,18 @@ class GrammarBuilder:
     def _json_call(self, index: int, tool: Tool, c: JsonCall) -> Expr:
         args_rule, vb = self._json_args(index, tool)
         # A pattern trigger (llama3_json's `^\s*(\{\s*"name"\s*:`) hands the grammar any `\s*` around
-        # "name"; elsewhere the envelope uses JSON's bounded whitespace, so a small model cannot
-        # fill it with endless newlines.
-        env = ENVELOPE_WS if any(t.type != "word" for t in self.spec.triggers) else JSON_WS
+        # "name" (SPEC's trigger/grammar consistency, whatever the ``whitespace`` option); elsewhere the
+        # envelope uses JSON's bounded whitespace (``flexible``) or the template's ``{"name": `` (``canonical``).
+        if any(t.type != "word" for t in self.spec.triggers):
+            env, after_colon = ENVELOPE_WS, JSON_WS
+        elif self.opts.whitespace == "canonical":
+            env, after_colon = EMPTY, Lit(" ")
+        else:
+            env, after_colon = JSON_WS, JSON_WS
 
         def head(key: str) -> Expr:
             """The object's opening and its first key, then the colon."""
-            return seq(Token(seq(Lit("{"), env, Lit(key)), "ENAME"), Token(seq(env, Lit(":"), JSON_WS), "ECOLON"))
+            return seq(Token(seq(Lit("{"), env, Lit(key)), "ENAME"), Token(seq(env, Lit(":"), after_colon), "ECOLON"))
 
         # the JSON object close token: never two terminals for the same "}"
         close = vb.close_("}")
@@ -435,7 +456,7 @@ class GrammarBuilder:
 
     def _keyword_args_of(self, index: int, tool: Tool, mode: str, key_sep: str, extra_key: Any) -> Expr:
         ctx = self._ctx(index, tool)
-        vb = ValueBuilder(self.g, mode, ctx, f"t{index}")
+        vb = self._values(mode, ctx, index)
         comma = vb.punct(",")
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
@@ -455,9 +476,8 @@ class GrammarBuilder:
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
         args = self._keyword_args(index, tool, "python", "=", lambda vb: seq(Token(IDENT, "IDENT"), Lit("=")))
-        return seq(
-            Token(seq(Lit(tool.name + "("), JSON_WS), "CALLOPEN"), args, Token(seq(JSON_WS, Lit(")")), "CALLCLOSE")
-        )
+        pad = EMPTY if self.opts.whitespace == "canonical" else JSON_WS
+        return seq(Token(seq(Lit(tool.name + "("), pad), "CALLOPEN"), args, Token(seq(pad, Lit(")")), "CALLCLOSE"))
 
     def _gemma_call(self, index: int, tool: Tool, c: GemmaCall) -> Expr:
         """``call:N{k:v,...}``: declared members in schema order, Gemma 4 values, no whitespace."""
@@ -546,14 +566,14 @@ class GrammarBuilder:
         calls, after_trigger, self._body = self.calls_rule()
         r = spec.reasoning if o.reasoning != "none" else None
         trig = spec.trigger_word
-        tail = seq(calls, WS_TOKEN)
+        tail = seq(calls, END_TOKEN)
         lead = WS_TOKEN if spec.scope.leading_ws else EMPTY
         if mode == "lazy":
-            root = seq(Lit(trig), after_trigger, WS_TOKEN) if trig else tail
+            root = seq(Lit(trig), after_trigger, END_TOKEN) if trig else tail
         elif o.choice == "auto" and trig:
 
             def dispatch(excl: tuple[str, ...]) -> Expr:
-                then = self.g.shared("after-trigger", seq(after_trigger, WS_TOKEN))
+                then = self.g.shared("after-trigger", seq(after_trigger, END_TOKEN))
                 only = self.content(Token(Until((trig,), followed=False, excludes=excl), "TEXT"))
                 before = self.content(Token(Until((trig,), excludes=excl), "TEXT"))
                 lowered = alt(only, seq(before, Lit(trig), then))
@@ -565,7 +585,7 @@ class GrammarBuilder:
                 stops = (r.close, trig) if r.trigger_ends else (r.close,)
                 inside = seq(self.reasoning_text(stops), Lit(r.close), dispatch(()))
                 if r.trigger_ends:
-                    inside = alt(inside, seq(self.reasoning_text(stops), Lit(trig), after_trigger, WS_TOKEN))
+                    inside = alt(inside, seq(self.reasoning_text(stops), Lit(trig), after_trigger, END_TOKEN))
                 if o.reasoning == "forced":
                     root = inside
                 else:
@@ -592,7 +612,7 @@ class GrammarBuilder:
             prefix = Lit(sc.text_prefix)
             alone = opt(self.content(Token(Until(words, followed=False, nonempty=True), "TEXT")))
             before = opt(self.content(Token(Until(words, nonempty=True), "TEXT")))
-            wrapped_texts = [seq(prefix, before, wrapped, WS_TOKEN) for wrapped in self._wrapped]
+            wrapped_texts = [seq(prefix, before, wrapped, END_TOKEN) for wrapped in self._wrapped]
             return seq(WS_TOKEN, opt(alt(tail, seq(prefix, alone), *wrapped_texts)))
         first = (sc.open or "{")[0]
         texts: list[Expr] = [
@@ -600,7 +620,7 @@ class GrammarBuilder:
         ]
         for wrapped in self._wrapped:
             before = self.content(Token(Until(words, first_not=first + " \t\n", nonempty=True), "TEXT"))
-            texts.append(seq(before, wrapped, WS_TOKEN))
+            texts.append(seq(before, wrapped, END_TOKEN))
         return seq(WS_TOKEN, opt(alt(tail, *texts)))
 
 

@@ -127,13 +127,16 @@ def parse_strict(
     reasoning: str | None = None,
     allowed_tools: list[str] | None = None,
     max_tool_calls: int | None = None,
+    xml_values: str | None = None,
+    whitespace: str | None = None,
 ) -> dict[str, Any]:
     """Parse ``text`` with the Lark grammar of the same options; see the module docstring."""
     text = model_text(text)
     tools = tools if tools is not None else []
     bundle = _compiled(format, tools, {"tool_choice": tool_choice, "parallel_tool_calls": parallel_tool_calls,
                                        "reasoning": reasoning, "allowed_tools": allowed_tools,
-                                       "max_tool_calls": max_tool_calls})
+                                       "max_tool_calls": max_tool_calls, "xml_values": xml_values,
+                                       "whitespace": whitespace})
     if bundle.grammar is None:  # tool_choice none: no grammar, everything is content
         return _message(text, "", [], [])
     import lark

@@ -289,12 +289,13 @@ def _case_file(fmt: str) -> dict[str, Any]:
 
 
 #: (format id, case source) -> the documented reason toolgram reads a test-chat case differently from llama.cpp
-#: (README "Known differences"); such a case is a strict xfail, so the entry goes when the behaviour changes.
+#: (docs/parsing.md "Known differences", docs/formats.md per-family choices); such a case is a strict xfail, so
+#: the entry goes when the behaviour changes.
 CASE_DIFFERENCES: dict[tuple[str, str], str] = {
     ("gpt_oss", "tests/test-chat.cpp:6548-6549"): "a recipient other than functions.* (to=container.exec) is kept as "
-        "content; llama.cpp drops the message (README, gpt_oss: nothing is lost)",
+        "content; llama.cpp drops the message (docs/formats.md, gpt_oss: nothing is lost)",
     ("kimi_k2", "tests/test-chat.cpp:5103-5105"): "bare call blocks inside unclosed reasoning stay reasoning: only the "
-        "section opening ends <think> (README, Kimi-K2 bare blocks); llama.cpp reads two calls",
+        "section opening ends <think> (docs/formats.md, Kimi-K2 bare blocks); llama.cpp reads two calls",
 }
 
 
