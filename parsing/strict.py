@@ -32,6 +32,7 @@ from .values import (
     convert_xml_value,
     dumps_arguments,
     loads_json,
+    member_schema,
     model_text,
 )
 
@@ -133,8 +134,13 @@ def parse_strict(
     bundle = _compiled(format, tools, {"tool_choice": tool_choice, "parallel_tool_calls": parallel_tool_calls,
                                        "reasoning": reasoning, "allowed_tools": allowed_tools,
                                        "max_tool_calls": max_tool_calls})
-    if bundle.grammar is None:  # tool_choice none: no grammar, everything is content
-        return _message(text, "", [], [])
+    if bundle.grammar is None:
+        # tool_choice none: no grammar; the text is content with its reasoning split off, exactly as the
+        # lenient parser splits it (SPEC section 2: none still splits reasoning)
+        from .parser import parse
+
+        return parse(format, text, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
+                     reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls)
     import lark
 
     refused = _too_costly(text)
@@ -180,8 +186,6 @@ class Raw(str):
 def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: str,
                diags: list[Diagnostic], call: Any, hint: bool) -> Any:
     args: dict[str, Any] = {}
-    props = params.get("properties") if isinstance(params, dict) else None
-    props = props if isinstance(props, dict) else {}
     for sub in node.iter_subtrees_topdown():
         tag = meta.get(sub.data if isinstance(sub.data, str) else sub.data.value)
         if tag is None or tag[0] not in ("arg", "args", "extra"):
@@ -203,7 +207,7 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
             key, raw = _split_extra(src, kind, call)
         if kind == "xml":
             raw = call.read_raw(raw)  # MiniCPM5's CDATA wrapper
-        value, d = _convert(raw, props.get(key), params, kind, key, start, hint)
+        value, d = _convert(raw, member_schema(params, key), params, kind, key, start, hint)
         diags.extend(d)
         args[key] = value
     return args

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...grammars.spec import CDATA_CLOSE, CDATA_OPEN, XmlCall
-from ..values import convert_xml_value, dumps_arguments, schema_types
+from ..values import convert_xml_value, dumps_arguments, member_schema, schema_types
 from ._common import FLUSH, NO_STATE, WAIT, WS, Core, Head, Reader, State, esc
 
 
@@ -201,12 +201,7 @@ class XmlReader(Reader):
 
     def _prop_schema(self, key: str) -> Any:
         call = self.core.call
-        params = call.tool if call else None
-        if isinstance(params, dict):
-            props = params.get("properties")
-            if isinstance(props, dict) and key in props:
-                return props[key]
-        return None
+        return member_schema(call.tool if call else None, key)
 
     def _value(self) -> bool | None:
         """A raw value: it ends at an end tag followed (after whitespace) by a next parameter, the
