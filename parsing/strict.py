@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..compiler import compile as compile_tools
@@ -127,20 +128,20 @@ def parse_strict(
     reasoning: str | None = None,
     allowed_tools: list[str] | None = None,
     max_tool_calls: int | None = None,
+    no_grammar: Callable[[str], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Parse ``text`` with the Lark grammar of the same options; see the module docstring."""
+    """Parse ``text`` with the Lark grammar of the same options; see the module docstring.
+    ``no_grammar``: how to read the text when the options leave no grammar (``tool_choice`` none);
+    by default it is all content."""
     text = model_text(text)
     tools = tools if tools is not None else []
     bundle = _compiled(format, tools, {"tool_choice": tool_choice, "parallel_tool_calls": parallel_tool_calls,
                                        "reasoning": reasoning, "allowed_tools": allowed_tools,
                                        "max_tool_calls": max_tool_calls})
     if bundle.grammar is None:
-        # tool_choice none: no grammar; the text is content with its reasoning split off, exactly as the
-        # lenient parser splits it (SPEC section 2: none still splits reasoning)
-        from .parser import parse
-
-        return parse(format, text, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
-                     reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls)
+        # tool_choice none: no grammar; the text is content with its reasoning split off, by the lenient
+        # reader the caller passes (SPEC section 2: none still splits reasoning)
+        return no_grammar(text) if no_grammar is not None else _message(text, "", [], [])
     import lark
 
     refused = _too_costly(text)
