@@ -302,3 +302,15 @@ def test_pythonic_dotted_tool_names_in_every_dialect_and_both_parsers(fmt: str) 
     for mode in ("lenient", "strict"):
         assert calls(toolgram.parse(fmt, text, tools, mode=mode, tool_choice="required")) == want, mode
     assert calls(both(fmt, tools, text)) == want
+
+
+@pytest.mark.parametrize("fmt", XML_TRIMMED)
+def test_xml_lenient_reads_a_declared_name_exactly(fmt: str) -> None:
+    """Compile refuses ``" s"``; the lenient parser, given such tools anyway, neither merges ``" s"`` into
+    ``s`` nor renames it: a name declared as written is read as written, any other one trimmed."""
+    tools = [tool("f", params({"s": {"type": "string"}, " s": {"type": "string"}}))]
+    text = render_calls(fmt, [("f", {"s": "a", " s": "b"})])
+    msg = both(fmt, tools, text)
+    assert calls(msg) == [("f", {"s": "a", " s": "b"})] and codes(msg) == [], msg
+    loose = [tool("f", params({"s": {"type": "string"}}, additionalProperties={"type": "string"}))]
+    assert calls(both(fmt, loose, render_calls(fmt, [("f", {" s ": "a"})]))) == [("f", {"s": "a"})]

@@ -182,8 +182,10 @@ class XmlReader(Reader):
             s.kscan = bound  # resumable: the name is not rescanned on the next feed
             return False
         key = buf[pos:i]
-        if not self.c.quoted_key:
-            key = key.strip()  # a quoted name (name="K") is exactly what stands between the quotes
+        if not self.c.quoted_key and key not in self._declared():
+            # a quoted name (name="K") is exactly what stands between the quotes; an unquoted one is
+            # trimmed unless it is declared as written (compile refuses such names, SPEC: one rule)
+            key = key.strip()
         core.pos = i + len(gt)
         keep = core.member_key(key)
         call = core.call
@@ -198,6 +200,12 @@ class XmlReader(Reader):
         if stream:
             core.args(core.member_prefix(key) + '"')
         return True
+
+    def _declared(self) -> dict[str, Any]:
+        """The open call's declared arguments (``properties``)."""
+        call = self.core.call
+        props = call.tool.get("properties") if call is not None and isinstance(call.tool, dict) else None
+        return props if isinstance(props, dict) else {}
 
     def _prop_schema(self, key: str) -> Any:
         call = self.core.call
