@@ -86,8 +86,9 @@ class XmlCall:
 
     def ends_early(self, value: str, scope_close: str) -> bool:
         """Whether the string ``value``, written raw, would end before its own end: it holds the closing
-        tag followed (after whitespace) by the next ``param_open`` or the call's end, as the parsers
-        read it (:attr:`value_stops`); in CDATA (:attr:`cdata`) only when it also holds ``]]>``."""
+        tag followed (after whitespace) by the next ``param_open`` or the call's end, as the lenient
+        parser (and ``xml_values="lookahead"``) reads it (:attr:`value_stops`); in CDATA (:attr:`cdata`)
+        only when it also holds ``]]>``. (With ``first_close`` a grammar takes no closing tag in a value.)"""
         if self.cdata and any(c in value for c in CDATA_TRIGGERS) and CDATA_CLOSE not in value:
             return False
         end = self.param_end.strip(" \t\n\r")
