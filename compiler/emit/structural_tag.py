@@ -125,7 +125,7 @@ class _Emitter:
         else:
             n = None if self.opts.max_calls is None else self.opts.max_calls - 1  # max_tool_calls
             if sc.per_call:
-                more = up_to(seq(WS, Lit(sc.open), self.one, Lit(sc.close)), n)
+                more = up_to(seq(WS, Lit(sc.joiner + sc.open), self.one, Lit(sc.close)), n)
             else:
                 more = up_to(seq(JSON_WS, Lit(sc.separator), JSON_WS, self.one), n)  # the IR's SEP
         return seq(more, after)
