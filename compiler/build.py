@@ -34,12 +34,13 @@ from ..grammars.spec import (
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
-from .schema import SchemaContext, Tool, arguments_object
+from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of
 from .values import (
     GEMMA_KEY_RULE,
     JSON_WS,
     WS,
     ValueBuilder,
+    enum_values,
     json_literal,
     length_bounds,
     object_shape,
@@ -199,7 +200,7 @@ class GrammarBuilder:
                 lo, hi = kind
                 return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
             if kind == "enum":
-                words = _string_choices(ctx.deref(schema, path))
+                words = _string_choices(_resolved(schema, ctx, path), path)
                 for v in words:
                     if any(stop in v for stop in stops):
                         raise UnsupportedSchemaError(
@@ -229,7 +230,7 @@ class GrammarBuilder:
                 if kind == "json":
                     lead = as_json
                 elif kind == "raw":
-                    target = ctx.deref(schema, path)
+                    target = _resolved(schema, ctx, path)
                     if not (isinstance(target, dict) and target.get("type") == "string"):
                         lead = alt(lead, as_json)
             return lead, seq(arg, raw_end if is_raw else Lit(c.param_end))
@@ -502,10 +503,15 @@ _CALL_GRAMMARS = {
 }
 
 
-def _string_choices(schema: dict[str, Any]) -> list[str]:
-    if "const" in schema:
-        return [schema["const"]]
-    return list(schema["enum"])
+def _string_choices(schema: dict[str, Any], path: str) -> list[str]:
+    return enum_values(schema, path)
+
+
+def _resolved(schema: Any, ctx: SchemaContext, path: str) -> Any:
+    """``schema`` with a ``$ref`` chain followed, ``allOf`` (and ``$ref`` with siblings) met."""
+    if isinstance(schema, dict) and ("allOf" in schema or ("$ref" in schema and set(schema) - ANNOTATIONS - {"$ref"})):
+        return merge_all_of(schema, path, ctx)
+    return ctx.deref(schema, path)
 
 
 def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = frozenset()) -> Any:
@@ -516,6 +522,12 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
         return "raw"
     if not isinstance(schema, dict):
         return "json"
+    if "allOf" in schema or ("$ref" in schema and set(schema) - ANNOTATIONS - {"$ref"}):
+        try:
+            met = merge_all_of(schema, path, ctx)
+        except (SchemaError, UnsupportedSchemaError):
+            return "json"  # the JSON value builder reports it with its path
+        return _xml_kind(met, ctx, path, _refs)
     if "$ref" in schema:
         ref = schema["$ref"]
         if not isinstance(ref, str) or ref in _refs:
