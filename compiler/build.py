@@ -210,8 +210,8 @@ class GrammarBuilder:
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
                 where = f"{path}.pattern"
-                return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where),
-                                      lambda: pattern_to_ir(kind[1], raw_char("]"), where)),
+                return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where, kind[2]),
+                                      lambda: pattern_to_ir(kind[1], raw_char("]"), where, kind[2])),
                              "RAWP", c.param_end, path=where)
             vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
             return vb.value_once(schema, path, f"t{index}-v")
@@ -546,11 +546,9 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
     t = schema.get("type")
     if t == "string":
         if "pattern" in schema:
-            if "minLength" in schema or "maxLength" in schema:
-                raise UnsupportedSchemaError("pattern together with minLength/maxLength", f"{path}.pattern")
             if not isinstance(schema["pattern"], str):
                 return "json"
-            return ("pattern", schema["pattern"])
+            return ("pattern", schema["pattern"], length_bounds(schema, path))
         lo, hi = length_bounds(schema, path)
         if lo == 0 and hi is None:
             return "raw"

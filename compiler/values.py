@@ -538,19 +538,22 @@ class ValueBuilder:
         return self.string(lo, hi)
 
     def _pattern(self, schema: dict[str, Any], path: str) -> Expr:
-        if "minLength" in schema or "maxLength" in schema:
-            raise UnsupportedSchemaError("pattern together with minLength/maxLength", f"{path}.pattern")
         pattern = schema["pattern"]
         if not isinstance(pattern, str):
             raise SchemaError("pattern must be a string", f"{path}.pattern")
-        where = f"{path}.pattern"
+        return self.pattern_string(pattern, f"{path}.pattern", length_bounds(schema, path))
+
+    def pattern_string(self, pattern: str, where: str, length: tuple[int, int | None] = (0, None)) -> Expr:
+        """A string matching ``pattern`` (ECMAScript syntax; a ``format``'s pattern too), of ``length``
+        characters, in this builder's syntax: one token named for ``where``."""
         if self.syntax == "json":
-            return Token(seq(Lit('"'), pattern_to_ir(pattern, json_char, where), Lit('"')), "STRING", path=where)
+            body = pattern_to_ir(pattern, json_char, where, length)
+            return Token(seq(Lit('"'), body, Lit('"')), "STRING", path=where)
         if self.syntax == "gemma":
             q = Lit(gemma_text.QUOTE)
-            return Token(seq(q, pattern_to_ir(pattern, raw_char("<"), where), q), "STRING", path=where)
+            return Token(seq(q, pattern_to_ir(pattern, raw_char("<"), where, length), q), "STRING", path=where)
         return Token(
-            alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), where), Lit(q)) for q in "'\"")),
+            alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), where, length), Lit(q)) for q in "'\"")),
             "STRING",
             path=where,
         )
