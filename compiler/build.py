@@ -31,6 +31,7 @@ from ..grammars.spec import (
     PythonCall,
     XmlCall,
 )
+from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
@@ -209,10 +210,10 @@ class GrammarBuilder:
                 return Token(alt(*(Lit(c.write_value(v)) for v in words)), "ENUM")
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
-                where = f"{path}.pattern"
+                where = f"{path}.{kind[3] if len(kind) > 3 else 'pattern'}"
                 return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where, kind[2]),
                                       lambda: pattern_to_ir(kind[1], raw_char("]"), where, kind[2])),
-                             "RAWP", c.param_end, path=where)
+                             "RAWP", c.param_end, path="" if len(kind) > 3 else where)
             vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
             return vb.value_once(schema, path, f"t{index}-v")
 
@@ -545,6 +546,9 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
         return "raw" if any(isinstance(v, str) for v in vals) else "json"
     t = schema.get("type")
     if t == "string":
+        fmt = format_pattern(schema.get("format"))
+        if fmt is not None and "pattern" not in schema:
+            return ("pattern", fmt, length_bounds(schema, path), "format")
         if "pattern" in schema:
             if not isinstance(schema["pattern"], str):
                 return "json"

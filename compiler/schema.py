@@ -23,7 +23,6 @@ ANNOTATIONS = frozenset(
         "deprecated",
         "readOnly",
         "writeOnly",
-        "format",
         "contentMediaType",
         "contentEncoding",
         "$defs",
@@ -57,6 +56,7 @@ ENFORCED = frozenset(
         "exclusiveMaximum",
         "nullable",
         "pattern",
+        "format",
     }
 )
 # Keywords that constrain values but cannot be enforced in a grammar here.

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
+from .formats import format_pattern
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
 from .regex import json_char, pattern_to_ir, python_char, raw_char
 from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, type_hint
@@ -532,9 +533,20 @@ class ValueBuilder:
         return Ref(name)
 
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        fmt = format_pattern(schema.get("format"))
+        if fmt is not None and "pattern" in schema:
+            self.ctx.unsupported("format", path)  # two patterns: no intersection written (permissive: the pattern)
+            fmt = None
         if "pattern" in schema:
             return self.g.shared(hint, self._pattern(schema, path))
         lo, hi = length_bounds(schema, path)
+        if fmt is not None:
+            try:
+                return self.g.shared(hint, self.pattern_string(fmt, f"{path}.format", (lo, hi), vetted=True))
+            except UnsupportedSchemaError:
+                if not self.ctx.permissive:
+                    raise
+                self.ctx.unsupported("format", path)  # relaxed: a plain string of that length
         return self.string(lo, hi)
 
     def _pattern(self, schema: dict[str, Any], path: str) -> Expr:
@@ -543,19 +555,24 @@ class ValueBuilder:
             raise SchemaError("pattern must be a string", f"{path}.pattern")
         return self.pattern_string(pattern, f"{path}.pattern", length_bounds(schema, path))
 
-    def pattern_string(self, pattern: str, where: str, length: tuple[int, int | None] = (0, None)) -> Expr:
+    def pattern_string(self, pattern: str, where: str, length: tuple[int, int | None] = (0, None),
+                       vetted: bool = False) -> Expr:
         """A string matching ``pattern`` (ECMAScript syntax; a ``format``'s pattern too), of ``length``
-        characters, in this builder's syntax: one token named for ``where``."""
+        characters, in this builder's syntax: one token.  A schema's own pattern names its ``where``
+        on the token (Lark prints it through a DFA when a backtracking matcher could take exponential
+        time on it); a ``vetted`` one (:mod:`.formats`: only bounded repetitions are ambiguous) is printed
+        as it is."""
+        tag = "" if vetted else where
         if self.syntax == "json":
             body = pattern_to_ir(pattern, json_char, where, length)
-            return Token(seq(Lit('"'), body, Lit('"')), "STRING", path=where)
+            return Token(seq(Lit('"'), body, Lit('"')), "STRING", path=tag)
         if self.syntax == "gemma":
             q = Lit(gemma_text.QUOTE)
-            return Token(seq(q, pattern_to_ir(pattern, raw_char("<"), where, length), q), "STRING", path=where)
+            return Token(seq(q, pattern_to_ir(pattern, raw_char("<"), where, length), q), "STRING", path=tag)
         return Token(
             alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), where, length), Lit(q)) for q in "'\"")),
             "STRING",
-            path=where,
+            path=tag,
         )
 
     def _t_integer(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
