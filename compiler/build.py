@@ -535,12 +535,11 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             return "json"  # malformed, or a cycle: the cycle adds no string branch
         target, _ = ctx.resolve(ref, f"{path}.$ref")
         return _xml_kind(target, ctx, path, _refs | {ref})
-    if "const" in schema:
-        return "enum" if isinstance(schema["const"], str) else "json"
-    if "enum" in schema:
-        vals = schema["enum"]
-        if not isinstance(vals, list) or not vals:
-            return "json"
+    if "const" in schema or "enum" in schema:
+        try:
+            vals = enum_values(schema, path)  # the values the sibling keywords admit
+        except SchemaError:
+            return "json"  # the JSON value builder reports it with its path
         if all(isinstance(v, str) for v in vals):
             return "enum"
         return "raw" if any(isinstance(v, str) for v in vals) else "json"
@@ -567,7 +566,7 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             if any(_xml_kind(b, ctx, path, _refs) != "json" for b in branches):
                 return "raw"
     if t is None and not any(
-        k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items", "minimum", "maximum")
+        k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items", "minimum", "maximum", "not")
     ):
         return "raw"
     return "json"

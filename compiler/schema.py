@@ -57,6 +57,7 @@ ENFORCED = frozenset(
         "nullable",
         "pattern",
         "format",
+        "not",
     }
 )
 # Keywords that constrain values but cannot be enforced in a grammar here.
@@ -70,7 +71,6 @@ UNSUPPORTED = frozenset(
         "if",
         "then",
         "else",
-        "not",
         "uniqueItems",
         "contains",
         "minContains",
@@ -387,6 +387,11 @@ def flatten(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = 
                 raise SchemaError("allOf must be a non-empty array", f"{where}.allOf")
             for i, branch in enumerate(branches):
                 collect(branch, f"{where}.allOf[{i}]", refs)
+        if "properties" in rest and not isinstance(rest["properties"], dict):
+            raise SchemaError("properties must be an object mapping names to schemas", f"{where}.properties")
+        req = rest.get("required")
+        if req is not None and (not isinstance(req, list) or not all(isinstance(r, str) for r in req)):
+            raise SchemaError("required must be an array of property names", f"{where}.required")
         if rest:
             parts.append((rest, where))
 

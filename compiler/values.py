@@ -218,24 +218,40 @@ def _split(v: Decimal) -> tuple[int, str]:
     return whole, digits
 
 
+def _wholes_by_length(a: int, b: int | None) -> list[tuple[int, Expr]]:
+    """Whole numbers in ``[a, b]`` grouped by their digit count (``b`` None: the longest group is open)."""
+    out: list[tuple[int, Expr]] = []
+    top = b if b is not None else 10 ** len(str(a)) - 1
+    for length in range(len(str(a)), len(str(top)) + 1):
+        lo = max(a, 10 ** (length - 1) if length > 1 else 0)
+        hi = min(top, 10**length - 1)
+        if lo <= hi:
+            out.append((length, _same_length(str(lo), str(hi))))
+    if b is None:
+        out.append((len(str(a)) + 1, seq(DIGIT19, Rep(DIGIT, len(str(a)), None))))
+    return out
+
+
 def _nonneg_decimal(a: Decimal, a_ex: bool, b: Decimal | None, b_ex: bool) -> Expr | None:
-    """Non-negative decimals (no exponent) between ``a`` and ``b`` (None: no upper bound)."""
+    """Non-negative decimals (no exponent) between ``a`` and ``b`` (None: no upper bound).  Longer
+    whole parts come first: a Lark terminal takes the first alternative that matches, and ``1``
+    must not end a token that ``10`` continues."""
     whole_a, fa = _split(a)
     lower = None if fa == "" and not a_ex else (fa, a_ex)
-    parts: list[Expr | None] = []
+    parts: list[tuple[int, Expr | None]] = []
     if b is not None:
         whole_b, fb = _split(b)
         upper = (fb, b_ex)
         if whole_a == whole_b:
             return _with_fraction(Lit(str(whole_a)), lower, upper)
-        parts.append(_with_fraction(Lit(str(whole_a)), lower, None))
+        parts.append((len(str(whole_a)), _with_fraction(Lit(str(whole_a)), lower, None)))
         if whole_a + 1 <= whole_b - 1:
-            parts.append(seq(_nonneg_range(whole_a + 1, whole_b - 1), opt(FRAC)))
-        parts.append(_with_fraction(Lit(str(whole_b)), None, upper))
+            parts += [(n, seq(e, opt(FRAC))) for n, e in _wholes_by_length(whole_a + 1, whole_b - 1)]
+        parts.append((len(str(whole_b)), _with_fraction(Lit(str(whole_b)), None, upper)))
     else:
-        parts.append(_with_fraction(Lit(str(whole_a)), lower, None))
-        parts.append(seq(_nonneg_range(whole_a + 1, None), opt(FRAC)))
-    found = [p for p in parts if p is not None]
+        parts.append((len(str(whole_a)), _with_fraction(Lit(str(whole_a)), lower, None)))
+        parts += [(n, seq(e, opt(FRAC))) for n, e in _wholes_by_length(whole_a + 1, None)]
+    found = [e for _, e in sorted(parts, key=lambda p: -p[0]) if e is not None]
     return alt(*found) if found else None
 
 
@@ -467,6 +483,8 @@ class ValueBuilder:
             return self._ref(schema, path)
         if "allOf" in schema:
             return self.value(merge_all_of(schema, path, self.ctx), path, hint)
+        if "not" in schema:
+            return self.value(self._without_not(schema, path), path, hint)
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 outer = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
@@ -499,6 +517,44 @@ class ValueBuilder:
         if types not in TYPES:
             raise SchemaError(f"unrecognized type {types!r}{type_hint(types)}", f"{path}.type")
         return getattr(self, f"_t_{types}")(schema, path, hint)
+
+    def _without_not(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
+        """``schema`` with its ``not`` (over ``type``/``const``/``enum``) written as positive keywords:
+        the enum values it excludes dropped, the types it excludes taken out of ``type``.  Any other
+        ``not`` is unsupported (permissive: ignored, a superset)."""
+        rest = {k: v for k, v in schema.items() if k != "not"}
+        neg = schema["not"]
+        keys = set(neg) - ANNOTATIONS if isinstance(neg, dict) else None
+        if not keys or not keys <= {"type", "const", "enum"}:
+            self.ctx.unsupported("not", path)
+            return rest
+        if "const" in rest or "enum" in rest:
+            return {**rest, "enum": enum_values(schema, path)}  # the values 'not' excludes dropped
+        if keys == {"type"}:
+            excluded = set(neg["type"] if isinstance(neg["type"], list) else [neg["type"]])
+            t = rest.get("type", list(TYPES))
+            allowed = [x for x in (t if isinstance(t, list) else [t]) if x not in excluded]
+            if "number" in excluded:
+                allowed = [x for x in allowed if x != "integer"]
+            if "integer" in excluded and "number" in allowed:
+                self.ctx.unsupported("not", path)  # a number that is not an integer: no grammar here
+                return rest
+            if not allowed:
+                raise SchemaError("the schema admits no value: 'not' excludes every type it allows", f"{path}.not")
+            return {**rest, "type": allowed if len(allowed) > 1 else allowed[0]}
+        values = [neg["const"]] if "const" in neg else neg["enum"] if isinstance(neg.get("enum"), list) else None
+        if values is None or "type" in keys or not all(v is None or isinstance(v, bool) for v in values):
+            self.ctx.unsupported("not", path)  # excluding a string or number value: no grammar here
+            return rest
+        t = rest.get("type", list(TYPES))
+        allowed = [x for x in (t if isinstance(t, list) else [t]) if not (x == "null" and None in values)]
+        bools = [b for b in (True, False) if b not in values]
+        branches = [{**rest, "type": x} for x in allowed if x != "boolean"]
+        if "boolean" in allowed and bools:
+            branches.append({**rest, "type": "boolean", "enum": bools})
+        if not branches:
+            raise SchemaError("the schema admits no value: 'not' excludes all of it", f"{path}.not")
+        return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
     def _ref(self, schema: dict[str, Any], path: str) -> Expr:
         ref = schema["$ref"]
