@@ -247,6 +247,8 @@ class SchemaContext:
 
     def check_keywords(self, schema: dict[str, Any], path: str) -> None:
         for key in schema:
+            if key == "multipleOf" and schema.get("type") == "integer":
+                continue  # the integer rule enforces it where it can (values.ValueBuilder._multiples)
             if key in UNSUPPORTED:
                 self.unsupported(key, path)
         t = schema.get("type")

@@ -27,6 +27,8 @@ Syntax = Literal["json", "python", "gemma"]
 MAX_LENGTH = 1_000
 #: Largest ``minItems``/``maxItems`` (arrays repeat a whole value rule).
 MAX_ITEMS = 100
+#: Most multiples an integer ``multipleOf`` with bounds spells out.
+MAX_MULTIPLES = 1_000
 #: Most decimal digits of an integer ``minimum``/``maximum`` (the range rules grow with the digits).
 MAX_INT_DIGITS = 40
 
@@ -633,12 +635,53 @@ class ValueBuilder:
 
     def _t_integer(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         lo, hi = _int_bounds(schema, path)
+        if "multipleOf" in schema:
+            multiples = self._multiples(schema["multipleOf"], lo, hi, f"{path}.multipleOf")
+            if multiples is not None:
+                return multiples
         if lo is None and hi is None:
             return Token(INT_RE, "INT")
         try:
             return Token(int_range(lo, hi), "INT")
         except ValueError:
             raise SchemaError("minimum is larger than maximum", path) from None
+
+    def _multiples(self, m: Any, lo: int | None, hi: int | None, where: str) -> Expr | None:
+        """Integers that are multiples of ``m``: None when every integer is (``m`` divides 1); all of
+        them spelled out when the bounds leave at most :data:`MAX_MULTIPLES`; a multiple of 10**k as
+        its trailing zeros, of 2 or 5 by the last digit.  Otherwise unsupported (permissive: any integer)."""
+        if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0 or not math.isfinite(m):
+            raise SchemaError("multipleOf must be a number larger than 0", where)
+        d = Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
+        if d != d.to_integral_value():
+            inverse = 1 / d
+            if inverse == inverse.to_integral_value():
+                return None  # 0.5, 0.25 ...: every integer is a multiple
+            self.ctx.unsupported("multipleOf", where.rsplit(".", 1)[0])
+            return None
+        k = int(d)
+        if k == 1:
+            return None
+        if lo is not None and hi is not None:
+            if hi < lo:
+                raise SchemaError("minimum is larger than maximum", where.rsplit(".", 1)[0])
+            first = -(-lo // k) * k
+            if first > hi or (hi - first) // k < MAX_MULTIPLES:
+                values = [str(v) for v in range(first, hi + 1, k)]
+                if not values:
+                    raise SchemaError(f"no multiple of {k} lies between minimum and maximum", where)
+                # longer spellings first: a Lark terminal takes the first alternative that matches
+                return Token(alt(*(Lit(v) for v in sorted(values, key=len, reverse=True))), "INT")
+        if lo is None and hi is None:
+            zeros = len(str(k)) - 1
+            if k == 10**zeros:
+                return Token(alt(seq(opt(Lit("-")), DIGIT19, DIGITS_ANY, Rep(Lit("0"), zeros, zeros)), Lit("0")), "INT")
+            if k in (2, 5):
+                last = Chars.of("02468" if k == 2 else "05")
+                first_digit = Chars.of("2468" if k == 2 else "5")
+                return Token(alt(seq(opt(Lit("-")), alt(seq(DIGIT19, DIGITS_ANY, last), first_digit)), Lit("0")), "INT")
+        self.ctx.unsupported("multipleOf", where.rsplit(".", 1)[0])
+        return None
 
     def _t_number(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         lo, lo_ex, hi, hi_ex = number_bounds(schema, path)

@@ -3,7 +3,8 @@
 ``$ref`` with sibling keywords (allOf [target, siblings]; the target's other uses unchanged), ``allOf``
 over ``$ref``'d objects, types, bounds and enums, ``minimum``/``maximum``/``exclusive*`` on ``number``
 (draft 4 boolean ``exclusive*`` too), ``pattern`` with ``minLength``/``maxLength``, ECMAScript anchors
-inside an alternation, enum values filtered by their sibling keywords.
+inside an alternation, enum values filtered by their sibling keywords, ``not`` over
+``type``/``const``/``enum``, ``multipleOf`` on integers.
 
 Every case is one optional argument of one tool, so a format and dialect compile once; each valid
 instance (checked valid by ``jsonschema``, the oracle) is rendered as a call and must be accepted by
@@ -60,6 +61,11 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
                  [-1.25, 0, 0.0, 0.5, -2]),
     "num_draft4": ({"type": "number", "minimum": 1, "exclusiveMinimum": True}, [1.0001, 2], [1, 0.9]),
     "int_draft4": ({"type": "integer", "maximum": 5, "exclusiveMaximum": True}, [4, -3], [5, 6]),
+    # multipleOf on integers: spelled out within bounds, trailing zeros, last digit, or trivial
+    "mult_bounded": ({"type": "integer", "multipleOf": 3, "minimum": 1, "maximum": 20}, [3, 18], [0, 4, 21]),
+    "mult_hundred": ({"type": "integer", "multipleOf": 100}, [0, 300, -1200], [50, 1010]),
+    "mult_two": ({"type": "integer", "multipleOf": 2}, [0, 14, -8], [7, -3]),
+    "mult_half": ({"type": "integer", "multipleOf": 0.5}, [3, -1], [1.5]),
     # pattern with lengths; anchors inside an alternation
     "pat_len": ({"type": "string", "pattern": "^[a-z0-9-]+$", "minLength": 2, "maxLength": 4},
                 ["ab", "a-1z"], ["a", "abcde", "AB"]),
