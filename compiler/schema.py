@@ -249,6 +249,8 @@ class SchemaContext:
         for key in schema:
             if key == "multipleOf" and schema.get("type") == "integer":
                 continue  # the integer rule enforces it where it can (values.ValueBuilder._multiples)
+            if key == "additionalItems" and isinstance(schema.get("items"), list):
+                continue  # draft 7's tuple form: the array rule enforces it
             if key in UNSUPPORTED:
                 self.unsupported(key, path)
         t = schema.get("type")

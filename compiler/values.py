@@ -408,6 +408,13 @@ class ValueBuilder:
         if not isinstance(prefix, list):
             raise SchemaError("prefixItems must be an array of schemas", f"{path}.prefixItems")
         items = schema.get("items", {})
+        prefix_key = "prefixItems"
+        if isinstance(items, list) and "prefixItems" not in schema:
+            # draft 7's tuple form: items [a, b] then additionalItems for the rest (absent: any)
+            prefix, items, prefix_key = items, schema.get("additionalItems", {}), "items"
+            if not isinstance(items, (dict, bool)):
+                raise SchemaError("additionalItems must be a schema (an object or a boolean)",
+                                  f"{path}.additionalItems")
         if not isinstance(items, (dict, bool)):
             raise SchemaError("items must be a schema (an object or a boolean)", f"{path}.items")
         lo = count(schema, "minItems", path, MAX_ITEMS) or 0
@@ -415,20 +422,30 @@ class ValueBuilder:
         if hi is not None and hi < lo:
             raise SchemaError("maxItems is smaller than minItems", f"{path}.maxItems")
         comma = self.punct(",")
-        elems: list[Expr] = [self.value(s, f"{path}.prefixItems.{i}", f"{hint}-{i}") for i, s in enumerate(prefix)]
+        elems: list[Expr] = [self.value(s, f"{path}.{prefix_key}.{i}", f"{hint}-{i}") for i, s in enumerate(prefix)]
         if items is False:
             tail_item = None
         else:
-            tail_item = self.value(items if isinstance(items, dict) else {}, f"{path}.items", f"{hint}-item")
+            where = f"{path}.additionalItems" if prefix_key == "items" else f"{path}.items"
+            tail_item = self.value(items if isinstance(items, dict) else {}, where, f"{hint}-item")
         n_prefix = len(elems)
         if n_prefix:
             members = [(EMPTY, e, i < lo) for i, e in enumerate(elems)]
             rest_lo = max(lo - n_prefix, 0)
             rest_hi = None if hi is None else max(hi - n_prefix, 0)
             extra_ok = tail_item is not None and rest_hi != 0
-            if extra_ok and (rest_lo or rest_hi is not None):
-                raise UnsupportedSchemaError("prefixItems with min/maxItems beyond them", path)
-            body = self.object_body(members, comma, (EMPTY, tail_item) if extra_ok else None, hint)
+            del members
+            # positions cannot be skipped: element k comes only after elements 0..k-1 (and at most maxItems)
+            shown = elems if hi is None else elems[:hi]
+            follow: Expr = EMPTY
+            if extra_ok and tail_item is not None:  # the items after the prefix, counted by min/maxItems
+                follow = Rep(seq(comma, tail_item), rest_lo, rest_hi)
+            for k in range(len(shown) - 1, 0, -1):
+                nxt = seq(comma, shown[k], follow)
+                follow = nxt if k < lo else opt(nxt)
+            body = seq(shown[0], follow) if shown else EMPTY
+            if lo == 0 and shown:
+                body = opt(body)
         else:
             if tail_item is None:
                 body = EMPTY

@@ -4,7 +4,7 @@
 over ``$ref``'d objects, types, bounds and enums, ``minimum``/``maximum``/``exclusive*`` on ``number``
 (draft 4 boolean ``exclusive*`` too), ``pattern`` with ``minLength``/``maxLength``, ECMAScript anchors
 inside an alternation, enum values filtered by their sibling keywords, ``not`` over
-``type``/``const``/``enum``, ``multipleOf`` on integers.
+``type``/``const``/``enum``, ``multipleOf`` on integers, draft 7 ``items`` arrays with ``additionalItems``.
 
 Every case is one optional argument of one tool, so a format and dialect compile once; each valid
 instance (checked valid by ``jsonschema``, the oracle) is rendered as a call and must be accepted by
@@ -66,6 +66,14 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
     "mult_hundred": ({"type": "integer", "multipleOf": 100}, [0, 300, -1200], [50, 1010]),
     "mult_two": ({"type": "integer", "multipleOf": 2}, [0, 14, -8], [7, -3]),
     "mult_half": ({"type": "integer", "multipleOf": 0.5}, [3, -1], [1.5]),
+    # draft 7 tuple items with additionalItems
+    "tuple_closed": ({"type": "array", "items": [{"type": "integer"}, {"type": "string"}], "additionalItems": False},
+                     [[1, "a"], [1], []], [[1, "a", 2], ["a"]]),
+    "tuple_more": ({"type": "array", "items": [{"type": "integer"}], "additionalItems": {"type": "boolean"}},
+                   [[1, True, False], [2]], [[1, 2], [True]]),
+    # 2020-12 prefixItems: a position is never skipped (["a"] was accepted as a skipped integer)
+    "prefix": ({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "maxItems": 3},
+               [[1, "a"], [1], [1, "a", None]], [["a"], [1, "a", 2, 3]]),
     # pattern with lengths; anchors inside an alternation
     "pat_len": ({"type": "string", "pattern": "^[a-z0-9-]+$", "minLength": 2, "maxLength": 4},
                 ["ab", "a-1z"], ["a", "abcde", "AB"]),
@@ -93,18 +101,19 @@ def _instances(fmt: str) -> list[tuple[str, Any, bool]]:
     return out
 
 
+def _validator(key: str, schema: dict[str, Any]) -> Any:
+    """JSON Schema 2020-12 (a $ref's siblings apply); draft 4 for boolean exclusive bounds; draft 7 for tuple items."""
+    cls = (jsonschema.Draft4Validator if "draft4" in key else jsonschema.Draft7Validator if "tuple" in key
+           else jsonschema.Draft202012Validator)
+    return cls({**schema, "definitions": DEFS})
+
+
 def test_instances_agree_with_jsonschema() -> None:
-    """The oracle: every valid instance is valid and every invalid one invalid under JSON Schema (2020-12,
-    where a $ref's siblings apply; draft 4 for its boolean exclusive bounds)."""
+    """The oracle: every valid instance is valid and every invalid one invalid under JSON Schema."""
     for key, (schema, good, bad) in CASES.items():
-        full = {**schema, "definitions": DEFS}
-        for v in good:
-            assert jsonschema.Draft4Validator(full).is_valid(v) if "draft4" in key else \
-                jsonschema.Draft202012Validator(full).is_valid(v), (key, v)
-        for v in bad:
-            valid = jsonschema.Draft4Validator(full).is_valid(v) if "draft4" in key else \
-                jsonschema.Draft202012Validator(full).is_valid(v)
-            assert not valid, (key, v)
+        check = _validator(key, schema)
+        assert all(check.is_valid(v) for v in good), key
+        assert not any(check.is_valid(v) for v in bad), key
 
 
 def _check(fmt: str, dialect: str) -> None:
