@@ -298,8 +298,8 @@ class GrammarBuilder:
             if depth > 16:
                 raise UnsupportedSchemaError(f"{self.spec.id}: element values nest deeper than 16 levels", path)
             kind = _xml_kind(schema, ctx, path)
-            if kind != "json":
-                self._validate_json(schema, path, ctx)  # raw spellings keep the schema's keyword rules
+            # raw spellings keep the schema's keyword rules; a malformed schema is reported with its path
+            self._validate_json(schema, path, ctx)
             if kind == "raw":
                 return any_value() if len(_json_types(schema, ctx, path)) == len(_JSON_TYPES) else raw
             if isinstance(kind, tuple) and kind[0] != "pattern":
