@@ -34,10 +34,11 @@ from ..grammars.spec import (
     json_type_of,
 )
 from ..grammars.syntax import python_text, xml_elements
+from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
-from .schema import SchemaContext, Tool, arguments_object
+from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of
 from .values import (
     END_WS,
     GEMMA_KEY_RULE,
@@ -46,6 +47,7 @@ from .values import (
     WS,
     ValueBuilder,
     count,
+    enum_values,
     json_literal,
     length_bounds,
     object_shape,
@@ -227,7 +229,7 @@ class GrammarBuilder:
                 lo, hi = kind
                 return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
             if kind == "enum":
-                words = _string_choices(ctx.deref(schema, path))
+                words = _string_choices(_resolved(schema, ctx, path), path)
                 for v in words:
                     if any(stop in v for stop in stops):
                         raise UnsupportedSchemaError(
@@ -236,10 +238,10 @@ class GrammarBuilder:
                 return Token(alt(*(Lit(c.write_value(v)) for v in words)), "ENUM")
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
-                where = f"{path}.pattern"
-                return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where),
-                                      lambda: pattern_to_ir(kind[1], raw_char("]"), where)),
-                             "RAWP", c.param_end, path=where)
+                where = f"{path}.{kind[3] if len(kind) > 3 else 'pattern'}"
+                return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where, kind[2]),
+                                      lambda: pattern_to_ir(kind[1], raw_char("]"), where, kind[2])),
+                             "RAWP", c.param_end, path="" if len(kind) > 3 else where)
             vb = self._values("json", ctx, index)
             return vb.value_once(schema, path, f"t{index}-v")
 
@@ -261,7 +263,7 @@ class GrammarBuilder:
                 if kind == "json":
                     lead = as_json
                 elif kind == "raw":
-                    target = ctx.deref(schema, path)
+                    target = _resolved(schema, ctx, path)
                     if not (isinstance(target, dict) and target.get("type") == "string"):
                         lead = alt(lead, as_json)
             return lead, seq(arg, raw_end if is_raw else Lit(c.param_end))
@@ -300,20 +302,21 @@ class GrammarBuilder:
             if depth > 16:
                 raise UnsupportedSchemaError(f"{self.spec.id}: element values nest deeper than 16 levels", path)
             kind = _xml_kind(schema, ctx, path)
-            if kind != "json":
-                self._validate_json(schema, path, ctx)  # raw spellings keep the schema's keyword rules
+            # raw spellings keep the schema's keyword rules; a malformed schema is reported with its path
+            self._validate_json(schema, path, ctx)
             if kind == "raw":
                 return any_value() if len(_json_types(schema, ctx, path)) == len(_JSON_TYPES) else raw
             if isinstance(kind, tuple) and kind[0] != "pattern":
                 return Token(Rep(Chars.of(ns[0], negated=True), kind[0], kind[1]), "ETEXTB", ns)
             if kind == "enum":
-                words = _string_choices(ctx.deref(schema, path))
+                words = _string_choices(_resolved(schema, ctx, path), path)
                 if any(ns in w for w in words):
                     raise UnsupportedSchemaError(f"an enum value holds {ns!r}", f"{path}.enum")
                 return Token(alt(*(Lit(w) for w in words)), "ENUM")
             if isinstance(kind, tuple):
-                return Token(pattern_to_ir(kind[1], raw_char(ns[0]), f"{path}.pattern"), "ETEXTP", ns,
-                             path=f"{path}.pattern")
+                where = f"{path}.{kind[3] if len(kind) > 3 else 'pattern'}"
+                return Token(pattern_to_ir(kind[1], raw_char(ns[0]), where, kind[2]), "ETEXTP", ns,
+                             path="" if len(kind) > 3 else where)
             target = ctx.deref(schema, path)
             types = _json_types(schema, ctx, path)
             nested = {"object", "array"} & set(types)
@@ -640,10 +643,15 @@ _CALL_GRAMMARS = {
 }
 
 
-def _string_choices(schema: dict[str, Any]) -> list[str]:
-    if "const" in schema:
-        return [schema["const"]]
-    return list(schema["enum"])
+def _string_choices(schema: dict[str, Any], path: str) -> list[str]:
+    return enum_values(schema, path)
+
+
+def _resolved(schema: Any, ctx: SchemaContext, path: str) -> Any:
+    """``schema`` with a ``$ref`` chain followed, ``allOf`` (and ``$ref`` with siblings) met."""
+    if isinstance(schema, dict) and ("allOf" in schema or ("$ref" in schema and set(schema) - ANNOTATIONS - {"$ref"})):
+        return merge_all_of(schema, path, ctx)
+    return ctx.deref(schema, path)
 
 
 _JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
@@ -691,29 +699,35 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
         return "raw"
     if not isinstance(schema, dict):
         return "json"
+    if "allOf" in schema or ("$ref" in schema and set(schema) - ANNOTATIONS - {"$ref"}):
+        try:
+            met = merge_all_of(schema, path, ctx)
+        except (SchemaError, UnsupportedSchemaError):
+            return "json"  # the JSON value builder reports it with its path
+        return _xml_kind(met, ctx, path, _refs)
     if "$ref" in schema:
         ref = schema["$ref"]
         if not isinstance(ref, str) or ref in _refs:
             return "json"  # malformed, or a cycle: the cycle adds no string branch
         target, _ = ctx.resolve(ref, f"{path}.$ref")
         return _xml_kind(target, ctx, path, _refs | {ref})
-    if "const" in schema:
-        return "enum" if isinstance(schema["const"], str) else "json"
-    if "enum" in schema:
-        vals = schema["enum"]
-        if not isinstance(vals, list) or not vals:
-            return "json"
+    if "const" in schema or "enum" in schema:
+        try:
+            vals = enum_values(schema, path)  # the values the sibling keywords admit
+        except SchemaError:
+            return "json"  # the JSON value builder reports it with its path
         if all(isinstance(v, str) for v in vals):
             return "enum"
         return "raw" if any(isinstance(v, str) for v in vals) else "json"
     t = schema.get("type")
     if t == "string":
+        fmt = format_pattern(schema.get("format"))
+        if fmt is not None and "pattern" not in schema:
+            return ("pattern", fmt, length_bounds(schema, path), "format")
         if "pattern" in schema:
-            if "minLength" in schema or "maxLength" in schema:
-                raise UnsupportedSchemaError("pattern together with minLength/maxLength", f"{path}.pattern")
             if not isinstance(schema["pattern"], str):
                 return "json"
-            return ("pattern", schema["pattern"])
+            return ("pattern", schema["pattern"], length_bounds(schema, path))
         lo, hi = length_bounds(schema, path)
         if lo == 0 and hi is None:
             return "raw"
@@ -728,7 +742,7 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             if any(_xml_kind(b, ctx, path, _refs) != "json" for b in branches):
                 return "raw"
     if t is None and not any(
-        k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items", "minimum", "maximum")
+        k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items", "minimum", "maximum", "not")
     ):
         return "raw"
     return "json"
