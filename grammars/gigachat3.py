@@ -7,7 +7,7 @@ message: a caller that stops generation on it never sees the call (see the READM
 writes ``<|function_call|>`` instead: the ``gigachat3_1`` format.
 """
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Scope, Trigger
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Scope, Trigger
 
 OPEN = "<|message_sep|>\n\nfunction call<|role_sep|>\n"
 
@@ -19,6 +19,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", OPEN),),
     parallel_default=False,
     special_tokens=("<|message_sep|>", "<|role_sep|>"),
+    # the end-of-sequence token an engine may pass through after the turn
+    markup=Markup(tokens=("</s>",)),
     detect=(Fingerprint((("'role': 'function call'", "<|message_sep|>"),),
                 "the template writes a call as a 'function call' role message (GigaChat 3)", priority=40),),
     instructions=(

@@ -3,7 +3,7 @@
 The template renders only the first call of a message, so parallel calls are off by default.
 """
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Scope, Trigger
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Scope, Trigger
 
 FORMAT = FormatSpec(
     id="gigachat3_1",
@@ -13,6 +13,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<|function_call|>"),),
     parallel_default=False,
     special_tokens=("<|function_call|>", "<|message_sep|>", "<|role_sep|>"),
+    # the end-of-sequence token an engine may pass through after the turn
+    markup=Markup(tokens=("</s>",)),
     detect=(Fingerprint((("<|function_call|>", "<|message_sep|>"),),
                 "the template writes <|function_call|> and a JSON object after the content (GigaChat 3.1)",
                 priority=40),),

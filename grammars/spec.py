@@ -323,6 +323,30 @@ class Fingerprint:
 
 
 @dataclass(frozen=True)
+class Markup:
+    """Protocol markup a format's template writes around text: never content, never reasoning (SPEC section 1).
+
+    ``tokens``: literals dropped wherever they stand in free text or reasoning: content wrappers
+    (Cohere's ``<|START_RESPONSE|>``...``<|END_RESPONSE|>``), framing and end-of-message tokens
+    (harmony's ``<|end|>``, GigaChat's ``</s>``), empty blocks (Gemma 4's ``<|channel>thought\n<channel|>``).
+    ``headers``: message headers ``(open, close)``: the text from ``open`` to the first ``close`` (harmony's
+    ``<|channel|>final<|message|>``, ``<|start|>assistant to=python<|channel|>commentary<|message|>``) is
+    dropped when at most ``header_max`` characters stand between them; a call head inside it (harmony's
+    `` to=functions.N``) ends the header there and starts the call; a header still open at the end of the
+    output is dropped to the end (within ``header_max``); without its close in reach it is no header
+    (text, less any ``tokens`` in it). Headers are tried before tokens.
+    A marker in the middle of prose is dropped all the same: the text on its two sides joins as written.
+    """
+
+    tokens: tuple[str, ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
+    header_max: int = 64
+
+    def __bool__(self) -> bool:
+        return bool(self.tokens or self.headers)
+
+
+@dataclass(frozen=True)
 class FormatSpec:
     """Everything toolgram knows about one output format.
 
@@ -340,6 +364,7 @@ class FormatSpec:
     parallel_default: bool = True
     reasoning: Reasoning | None = None
     special_tokens: tuple[str, ...] = field(default=())
+    markup: Markup = Markup()
     detect: tuple[Fingerprint, ...] = ()
     instructions: str = ""
     order: int = 1000

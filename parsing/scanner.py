@@ -105,7 +105,11 @@ class Scanner:
                 # calls_after_text diagnostic)
                 self.openers.extend((name + c.name_end + "{", "list") for name in tools)  # type: ignore[union-attr]
         self.scope_close = sc.close.strip(WS)
-        firsts = "".join(sorted({o[0][0] for o in self.openers}))
+        mk = spec.markup
+        # protocol markup dropped from text (longest first, so a token that extends another wins)
+        self.mk_tokens = sorted(mk.tokens, key=len, reverse=True)
+        firsts = "".join(sorted({o[0][0] for o in self.openers} | {t[0] for t in mk.tokens}
+                                | {h[0][0] for h in mk.headers}))
         self.r = spec.reasoning if reasoning != "none" else None
         if self.r is not None:
             firsts += self.r.open[0] + self.r.close[0]
@@ -137,6 +141,7 @@ class Scanner:
         self._decoder: Any = None
         self.base = 0  # offset in the output of buf[0]: consumed text is dropped (see _compact)
         self.reader = _reader(self, spec)
+        self.mk_tokens_or_headers = bool(mk)
 
     # -- public ------------------------------------------------------------------------------------
     def feed(self, chunk: str | bytes) -> list[dict[str, Any]]:
@@ -341,6 +346,8 @@ class Scanner:
             if m is None:
                 return False
             res = self._opener()
+            if res is False and self.mk_tokens_or_headers:
+                res = self._markup()
             if res == WAIT:
                 return False
             if res is True:
@@ -403,10 +410,58 @@ class Scanner:
     def _at_start(self) -> bool:
         return not self.started["content"] and not self.calls
 
+    def _markup(self) -> bool | str:
+        """At a candidate character in free text: drop a markup token or message header
+        (:class:`~toolgram.grammars.spec.Markup`) and return True, or WAIT (the buffer ends inside
+        one; the wait is bounded by ``header_max``), or False. A call head inside a header ends
+        the header and commits the call (True); an unknown recipient's header is dropped whole."""
+        p, buf, mk = self.pos, self.buf, self.spec.markup
+        for opening, close in mk.headers:
+            res = self.peek(opening)
+            if res == WAIT:
+                return WAIT
+            if res is not True:
+                continue
+            q = p + len(opening)
+            window = q + mk.header_max + len(close)
+            c = buf.find(close, q, window)
+            end = c if c >= 0 else min(len(buf), window)
+            if self.calls_enabled:
+                heads = [i for lit, _ in self.openers if (i := buf.find(lit[0], q, end)) >= 0]
+                o = q
+                while heads:
+                    o = min(heads)
+                    self.pos = o
+                    res = self._opener()
+                    if res == WAIT:
+                        self.pos = p
+                        return WAIT
+                    if res is True:
+                        return True  # the header's start is dropped; the call reads on
+                    self.pos = p
+                    heads = [i for lit, _ in self.openers if (i := buf.find(lit[0], o + 1, end)) >= 0]
+            if c >= 0:
+                self.pos = c + len(close)
+            elif len(buf) < window and not self.final:
+                return WAIT
+            elif len(buf) - q <= mk.header_max:
+                self.pos = len(buf)  # a header cut off by the end of the output
+            else:
+                continue  # no close in reach: not a header
+            return True
+        for tok in self.mk_tokens:
+            res = self.peek(tok)
+            if res == WAIT:
+                return WAIT
+            if res is True:
+                self.pos = p + len(tok)
+                return True
+        return False
+
     def _opener(self) -> bool | str:
         """At a candidate character in free text: start reasoning or a call, or not (False)."""
         p = self.pos
-        if self.r is not None and self._at_start() and not self.reasoning_parts:
+        if self.r is not None and self._at_start():
             res = self.peek(self.r.open)
             if res is True:
                 self.pos = p + len(self.r.open)
@@ -513,13 +568,22 @@ class Scanner:
         trig = self.spec.trigger_word if r.trigger_ends else None
         if trig and self.calls_enabled:
             stops.append(trig)
+        stops += self.mk_tokens
         buf = self.buf
         best = -1
         which = None
         for s in stops:
             i = buf.find(s, self.pos)
-            if i >= 0 and (best < 0 or i < best):
+            if i >= 0 and (best < 0 or i < best or (i == best and len(s) > len(which))):
                 best, which = i, s
+        if best >= 0 and which != r.close and which != trig:
+            # a markup token: dropped, unless the buffer may still grow into a longer stop there
+            if not self.final and any(len(s) > len(which) and s.startswith(buf[best:]) for s in stops):
+                best = -1
+            else:
+                self._text("reasoning_content", buf[self.pos:best])
+                self.pos = best + len(which)
+                return True
         if best < 0:
             hold = 0
             if not self.final:
