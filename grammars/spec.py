@@ -332,9 +332,9 @@ class Markup:
     ``headers``: message headers ``(open, close)``: the text from ``open`` to the first ``close`` (harmony's
     ``<|channel|>final<|message|>``, ``<|start|>assistant to=python<|channel|>commentary<|message|>``) is
     dropped when at most ``header_max`` characters stand between them; a call head inside it (harmony's
-    `` to=functions.N``) ends the header there and starts the call; a header still open at the end of the
-    output is dropped to the end (within ``header_max``); without its close in reach it is no header
-    (text, less any ``tokens`` in it). Headers are tried before tokens.
+    `` to=functions.N``) ends the header there and starts the call; without its close in reach (or
+    by the end of the output) it is no header: text, less any ``tokens`` in it. Headers are tried
+    before tokens.
     A marker in the middle of prose is dropped all the same: the text on its two sides joins as written.
     """
 

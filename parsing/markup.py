@@ -15,7 +15,7 @@ from ..grammars.spec import Markup
 @lru_cache(maxsize=64)
 def _pattern(markup: Markup) -> re.Pattern[str]:
     m = markup.header_max
-    alts = [f"{re.escape(o)}(?:.{{0,{m}}}?{re.escape(c)}|.{{0,{m}}}\\Z)" for o, c in markup.headers]
+    alts = [f"{re.escape(o)}.{{0,{m}}}?{re.escape(c)}" for o, c in markup.headers]
     alts += [re.escape(t) for t in sorted(markup.tokens, key=len, reverse=True)]
     return re.compile("|".join(alts), re.DOTALL)
 

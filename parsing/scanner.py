@@ -444,10 +444,8 @@ class Scanner:
                 self.pos = c + len(close)
             elif len(buf) < window and not self.final:
                 return WAIT
-            elif len(buf) - q <= mk.header_max:
-                self.pos = len(buf)  # a header cut off by the end of the output
             else:
-                continue  # no close in reach: not a header
+                continue  # no close in reach (or by the end of the output): not a header
             return True
         for tok in self.mk_tokens:
             res = self.peek(tok)
