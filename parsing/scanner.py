@@ -684,6 +684,11 @@ class Scanner:
             q, n = self.ws_from(self.pos), len(buf)
             if q >= n and not self.final:
                 return False
+            if isinstance(self.spec.call, JsonCall) and q < n and buf[q] in ",{]":
+                res = self._next_in_block(q)
+                if res is not None:
+                    return res
+                q, n = self.ws_from(self.pos), len(buf)
             if buf.startswith(lit, q):
                 self.pos = q + len(lit)
             elif lit.startswith(buf[q:]) and not self.final:
@@ -699,6 +704,30 @@ class Scanner:
             self.call = None
             return True
         self.after_done()
+        return True
+
+    def _next_in_block(self, q: int) -> bool | None:
+        """Lenient: after a JSON call object inside a block, another call object of the same block
+        (after ``,`` or whitespace, or in a JSON list: ``<tool_call>[{...}, {...}]</tool_call>``):
+        True (committed), False (wait) or None (none: read the block's close; a list's ``]`` is read)."""
+        buf, n = self.buf, len(self.buf)
+        r = q
+        if buf[q] == "]":
+            self.pos = q + 1
+            return None
+        if buf[q] == ",":
+            r = self.ws_from(q + 1)
+            if r >= n:
+                return False if not self.final else None
+        head = self._head(r, "next")
+        if head == WAIT:
+            return False
+        if head is None or head[0] not in self.tools:
+            return None
+        self.diag("calls_in_one_block", "several call objects in one block; each is read", q)
+        self.call = None
+        self.pos = head[1]
+        self._commit(head[0])
         return True
 
     def after_done(self) -> None:
