@@ -146,6 +146,12 @@ class NamedReader(JsonArgsReader):
                     return True
                 core.pos = q
                 s.digits = True
+            q = core.ws_from(core.pos)
+            if q >= len(core.buf) and not core.final:
+                return False
+            if q > core.pos:  # lenient: whitespace before the counter's token (Kimi-K2)
+                core.diag("head_whitespace", f"whitespace before {c.counter!r} in a call head", core.pos)
+                core.pos = q
             res = core.lit(c.counter)
             if res == WAIT:
                 return False
