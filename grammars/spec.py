@@ -365,6 +365,9 @@ class FormatSpec:
     reasoning: Reasoning | None = None
     special_tokens: tuple[str, ...] = field(default=())
     markup: Markup = Markup()
+    #: other spellings of the format's tags that the lenient parser reads as the canonical one,
+    #: ``(read, as)`` pairs (vLLM reads Hy3's tags without their ``:opensource`` suffix)
+    read_spellings: tuple[tuple[str, str], ...] = ()
     detect: tuple[Fingerprint, ...] = ()
     instructions: str = ""
     order: int = 1000

@@ -141,6 +141,12 @@ class Scanner:
         self._decoder: Any = None
         self.base = 0  # offset in the output of buf[0]: consumed text is dropped (see _compact)
         self.reader = _reader(self, spec)
+        self._spellings = dict(spec.read_spellings)
+        self._spell_re = re.compile("|".join(re.escape(a) for a in sorted(self._spellings, key=len, reverse=True))) \
+            if self._spellings else None
+        self._spell_max = max(map(len, self._spellings), default=0)
+        self._spell_tail = ""
+        self._respelled = False
         self.mk_tokens_or_headers = bool(mk)
 
     # -- public ------------------------------------------------------------------------------------
@@ -154,6 +160,8 @@ class Scanner:
             chunk = self._decoder.decode(bytes(chunk))
         elif self._decoder is not None:
             chunk = self._decoder.decode(b"", final=True) + chunk
+        if self._spell_re is not None:
+            chunk = self._respell(chunk, False)
         if self.pos > 4096 and self.pos * 2 > len(self.buf):
             self._compact()
         start = len(self.buf)
@@ -170,6 +178,24 @@ class Scanner:
         else:
             self._run()
         return self._take()
+
+    def _respell(self, chunk: str, final: bool) -> str:
+        """``chunk`` with the description's other spellings of its tags (``read_spellings``) read as
+        the canonical ones; a suffix that may still grow into one is held back until the next feed."""
+        text = self._spell_tail + chunk
+        hold = 0
+        if not final:
+            for k in range(min(self._spell_max - 1, len(text)), 0, -1):
+                if any(a.startswith(text[-k:]) for a in self._spellings):
+                    hold = k
+                    break
+        body, self._spell_tail = text[:len(text) - hold], text[len(text) - hold:]
+        out, n = self._spell_re.subn(lambda m: self._spellings[m.group()], body)  # type: ignore[union-attr]
+        if n and not self._respelled:
+            self._respelled = True
+            self.diag("other_spelling", "tags written in another spelling of the format; read as the canonical one",
+                      None)
+        return out
 
     def _compact(self) -> None:
         """Drop the consumed start of the buffer (keeps appends O(chunk)); shift the kept offsets."""
@@ -188,6 +214,8 @@ class Scanner:
         if self._decoder is not None:
             self.buf += self._decoder.decode(b"", final=True)
             self._decoder = None
+        if self._spell_re is not None:
+            self.buf += self._respell("", True)
         self.final = True
         self._run()
         if self.call is not None:
