@@ -13,7 +13,8 @@ from .spec import Fingerprint, FormatSpec, NamedJsonCall, Scope, Wrapper
 FORMAT = FormatSpec(
     id="functionary_v3_2",
     summary="Functionary v3.2 N\\n{...}>>>N\\n{...} (the prompt ends with >>>)",
-    call=NamedJsonCall(name_end="\n"),
+    # the python recipient's body is raw code when a tool named python is offered (llama.cpp's rule)
+    call=NamedJsonCall(name_end="\n", raw_code_tool="python"),
     scope=Scope(per_call=False, open="", close="", separator=">>>", canonical_join=">>>",
                 wrappers=(Wrapper(">>>"),), anchored=True, text_prefix="all\n"),
     # no lazy trigger: every reply starts with a recipient line (a tool name, or ``all`` for text),

@@ -198,6 +198,10 @@ class NamedJsonCall:
     end: str = ""
     counter: str | None = None
     call_id: CallId | None = None
+    #: lenient: a call to the tool so named whose body is not a JSON object is raw code, read to the end
+    #: of the output as ``{raw_code_key: CODE}`` (Functionary v3.2's ``python`` recipient, llama.cpp's rule)
+    raw_code_tool: str | None = None
+    raw_code_key: str = "code"
     values: Literal["json"] = "json"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:

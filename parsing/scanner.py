@@ -423,7 +423,8 @@ class Scanner:
         if r == WAIT:
             self.step = self._s_list_start
             return False
-        if r == FAIL or not buf.startswith("{", r):  # type: ignore[arg-type]
+        raw = getattr(self.spec.call, "raw_code_tool", None) == name and name in self.tools
+        if (r == FAIL or not buf.startswith("{", r)) and not raw:  # type: ignore[arg-type]
             return True
         if name not in self.tools:
             what = "not a callable tool" if name in self.all_names else "not a known tool"
