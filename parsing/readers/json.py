@@ -326,7 +326,7 @@ class JsonReader(JsonArgsReader):
         if a in (WAIT, FAIL):
             return None if a == FAIL else WAIT
         assert isinstance(a, int)
-        if core.buf[a] != "{":
+        if core.buf[a] not in '{"':  # the object, or the object JSON-encoded in a string
             return None
         key_at = a + core.base
         cached = self._scans.get(key_at)
@@ -404,9 +404,14 @@ class JsonReader(JsonArgsReader):
         raw = core.buf[a - core.base:e - core.base]
         try:
             value, diags = loads_json(raw, lenient=True, offset=a)
+            if isinstance(value, str):
+                core.diag("arguments_string", "the arguments are a JSON-encoded string; read as the object it "
+                          "encodes", a - core.base)
+                value, diags = loads_json(value, lenient=True)
         except ValueError:
-            core.args(raw[1:])
-            core.bad_call("the arguments are not valid JSON")
+            value, diags = None, []
+        if not isinstance(value, dict):
+            core.bad_call("the arguments are not a JSON object")
             return
         core.diagnostics.extend(diags)
         self._emit_object(value)
