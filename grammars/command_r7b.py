@@ -20,7 +20,8 @@ FORMAT = FormatSpec(
                     "<|START_RESPONSE|>", "<|END_RESPONSE|>"),
     # R7B's <|START_RESPONSE|> and Cohere2MoE's <|START_TEXT|> wrap a text answer; the turn tokens frame it
     markup=Markup(tokens=("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>",
-                          "<|START_OF_TURN_TOKEN|>", "<|CHATBOT_TOKEN|>", "<|END_OF_TURN_TOKEN|>")),
+                          "<|START_OF_TURN_TOKEN|>", "<|CHATBOT_TOKEN|>", "<|END_OF_TURN_TOKEN|>",
+                          "<|START_THINKING|><|END_THINKING|>")),
     detect=(Fingerprint((("<|START_ACTION|>",),),
                 "the template writes a JSON action list inside <|START_ACTION|>...<|END_ACTION|> (Cohere)",
                 priority=30),),

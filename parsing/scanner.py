@@ -147,6 +147,7 @@ class Scanner:
         self._spell_max = max(map(len, self._spellings), default=0)
         self._spell_tail = ""
         self._respelled = False
+        self._rfind: dict[str, tuple[int, int]] = {}  # see _s_reasoning
         self.mk_tokens_or_headers = bool(mk)
 
     # -- public ------------------------------------------------------------------------------------
@@ -205,6 +206,7 @@ class Scanner:
         self.buf = self.buf[low:]
         self.base += low
         self._wscache.clear()
+        self._rfind.clear()
         self.pos -= low
         self._unknown_until = max(0, self._unknown_until - low)
         self.reader.st.shift(low)
@@ -599,8 +601,14 @@ class Scanner:
         buf = self.buf
         best = -1
         which = None
+        cache = self._rfind
         for s in stops:
-            i = buf.find(s, self.pos)
+            # resumable: a stop found at or after the cursor stays found; one not found is searched
+            # for again only in the text that arrived since (the scan stays linear)
+            i, upto = cache.get(s, (-1, self.pos))
+            if i < self.pos:
+                i = buf.find(s, self.pos if i >= 0 else max(self.pos, upto - len(s) + 1))
+                cache[s] = (i, len(buf))
             if i >= 0 and (best < 0 or i < best or (i == best and len(s) > len(which))):
                 best, which = i, s
         if best >= 0 and which != r.close and which != trig:

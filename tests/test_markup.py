@@ -39,6 +39,10 @@ CASES = [
     # a marker in the middle of prose is dropped; the text on its two sides joins as written
     ("gpt_oss", "Hello <|end|>world", "Hello world", None, []),
     ("gpt_oss", "go to=the shop", "go to=the shop", None, []),
+    # markup inside reasoning (a stop token after the last analysis message, a stray token)
+    ("gpt_oss", "<|channel|>analysis<|message|>think<|constrain|> more<|end|>", None, "think more", []),
+    ("gpt_oss", "<|channel|>analysis<|message|>" + "a<|end|>b" * 50 + "<|end|><|start|>assistant<|channel|>final"
+                "<|message|>ok", "ok", "ab" * 50, []),
     ("command_r7b", "<|START_THINKING|>hmm<|END_THINKING|><|START_RESPONSE|>Hello there<|END_RESPONSE|>"
                     "<|END_OF_TURN_TOKEN|>", "Hello there", "hmm", []),
     ("command_r7b", "<|START_TEXT|>Hello<|END_TEXT|><|END_OF_TURN_TOKEN|>", "Hello", None, []),
