@@ -750,7 +750,8 @@ class Scanner:
         buf, n = self.buf, len(self.buf)
         r = q
         if buf[q] == "]":
-            self.pos = q + 1
+            if self.scope_close:  # a block list's close (a block without a close tag keeps it as text)
+                self.pos = q + 1
             return None
         if buf[q] == ",":
             r = self.ws_from(q + 1)
