@@ -13,15 +13,20 @@ from ..grammars.spec import Markup
 
 
 @lru_cache(maxsize=64)
-def _pattern(markup: Markup) -> re.Pattern[str]:
+def _pattern(markup: Markup, to_end: bool) -> re.Pattern[str]:
     m = markup.header_max
-    alts = [f"{re.escape(o)}.{{0,{m}}}?{re.escape(c)}" for o, c in markup.headers]
+    end = f"|.{{0,{m}}}\\Z" if to_end else ""
+    alts = [f"{re.escape(o)}(?:.{{0,{m}}}?{re.escape(c)}{end})" for o, c in markup.headers]
     alts += [re.escape(t) for t in sorted(markup.tokens, key=len, reverse=True)]
     return re.compile("|".join(alts), re.DOTALL)
 
 
-def strip_markup(markup: Markup, text: str) -> str:
-    """``text`` without the format's markup (tokens and headers), the rest joined as written."""
+def strip_markup(markup: Markup, text: str, *, before_call: bool = False) -> str:
+    """``text`` without the format's markup (tokens and headers), the rest joined as written.
+
+    ``before_call``: a call head follows ``text`` (strict parsing's content before the calls), so a
+    header still open at its end is ended by the call, as the stream scanner reads it
+    (``<|start|>assistant`` + `` to=functions.N``)."""
     if not markup or not text:
         return text
-    return _pattern(markup).sub("", text)
+    return _pattern(markup, before_call).sub("", text)

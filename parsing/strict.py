@@ -97,7 +97,8 @@ def _compiled(format: str, tools: Any, options: dict[str, Any]) -> Any:  # noqa:
 def _message(content: str, reasoning: str, calls: list[tuple[str, str]], diags: list[Diagnostic],
              markup: Markup | None = None) -> dict[str, Any]:
     if markup:  # protocol markup is never text (SPEC section 1)
-        content, reasoning = strip_markup(markup, content), strip_markup(markup, reasoning)
+        content = strip_markup(markup, content, before_call=bool(calls))
+        reasoning = strip_markup(markup, reasoning)
     content = content.strip(WS)
     reasoning = reasoning.strip(WS)
     return {

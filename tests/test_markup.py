@@ -33,6 +33,8 @@ CASES = [
                 "<|channel|>commentary<|message|>print(1)", "print(1)", "I will run python", []),
     ("gpt_oss", " to=python<|channel|>commentary<|message|>print(1)<|call|>", "print(1)", None, []),
     ("gpt_oss", "<|channel|>commentary to=assistant<|message|>ok<|end|>", "ok", None, []),
+    ("gpt_oss", "<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant to=functions.get_weather"
+                "<|channel|>commentary json<|message|>" + W, "Let me check.", None, [("get_weather", W)]),
     ("gpt_oss", "<|channel|>analysis<|message|>Thinking<|end|><|start|>assistant<|channel|>commentary "
                 "to=functions.get_weather <|constrain|>json<|message|>" + W, None, "Thinking", [("get_weather", W)]),
     ("gpt_oss", "<|start|>assistant<|channel|>final<|message|>Done.<|end|>", "Done.", None, []),
@@ -62,6 +64,8 @@ CASES = [
 
 # outputs whose whole text the format's grammar admits: strict parsing drops the markup too
 STRICT = {
+    "<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant to=functions.get_weather"
+    "<|channel|>commentary json<|message|>" + W,
     "<|channel|>final<|message|>Hello", "<|channel|>commentary to=assistant<|message|>ok<|end|>",
     " to=python<|channel|>commentary<|message|>print(1)<|call|>", "Hello <|end|>world",
     "<|START_TEXT|>Hello<|END_TEXT|><|END_OF_TURN_TOKEN|>", "<|CHATBOT_TOKEN|>Hi<|END_OF_TURN_TOKEN|>",
