@@ -8,7 +8,7 @@ The ``all\\n`` recipient line opens free text (``Scope.text_prefix``): grammars 
 text, and parsers drop it from the content (as llama.cpp does).
 """
 
-from .spec import Fingerprint, FormatSpec, NamedJsonCall, Scope, Wrapper
+from .spec import Fingerprint, FormatSpec, Markup, NamedJsonCall, Scope, Wrapper
 
 FORMAT = FormatSpec(
     id="functionary_v3_2",
@@ -22,6 +22,8 @@ FORMAT = FormatSpec(
     # on a wrong name line made llama.cpp abort: its lazy grammar rejected the captured text)
     triggers=(),
     special_tokens=(),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<|eot_id|>",)),
     detect=(Fingerprint(((">>>all", "<|start_header_id|>"),),
                 "Llama 3 headers with >>>RECIPIENT lines (Functionary v3.2)", priority=40),),
     instructions=(

@@ -15,7 +15,7 @@ FORMAT = FormatSpec(
     reasoning=Reasoning("<|channel>thought", "<channel|>", trigger_ends=False),
     special_tokens=("<|tool_call>", "<tool_call|>", '<|"|>', "<|channel>", "<channel|>", "<|tool_response>"),
     # an empty thought block, written by the generation prompt and anywhere in an interleaved turn
-    markup=Markup(tokens=("<|channel>thought\n<channel|>", "<|channel>thought<channel|>")),
+    markup=Markup(tokens=("<|channel>thought\n<channel|>", "<|channel>thought<channel|>", "<turn|>")),
     detect=(Fingerprint((("<|tool_call>call:", '<|"|>'),), 'Gemma 4 <|tool_call>call:N{...} with <|"|> strings',
                         priority=40),),
     instructions=(

@@ -19,8 +19,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", OPEN),),
     parallel_default=False,
     special_tokens=("<|message_sep|>", "<|role_sep|>"),
-    # the end-of-sequence token an engine may pass through after the turn
-    markup=Markup(tokens=("</s>",)),
+    # the end-of-message and end-of-sequence tokens an engine may pass through after the turn
+    markup=Markup(tokens=("<|message_sep|>", "</s>")),
     detect=(Fingerprint((("'role': 'function call'", "<|message_sep|>"),),
                 "the template writes a call as a 'function call' role message (GigaChat 3)", priority=40),),
     instructions=(

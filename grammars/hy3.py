@@ -6,7 +6,7 @@
 content, one block per call. Strings raw, other types JSON (typed by the schema: no type on the wire).
 """
 
-from .spec import Fingerprint, FormatSpec, Reasoning, Scope, Trigger, Wrapper, XmlCall
+from .spec import Fingerprint, FormatSpec, Markup, Reasoning, Scope, Trigger, Wrapper, XmlCall
 
 SPECIAL = ("<tool_calls:opensource>", "</tool_calls:opensource>", "<tool_call:opensource>",
            "</tool_call:opensource>", "<tool_sep:opensource>", "<arg_key:opensource>",
@@ -27,6 +27,8 @@ FORMAT = FormatSpec(
     special_tokens=SPECIAL,
     # vLLM's parser reads the same layout without the suffixes: read both spellings
     read_spellings=tuple((t.replace(":opensource", ""), t) for t in SPECIAL if "tool" in t or "arg_" in t),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<｜hy_eos:opensource｜>",)),
     detect=(Fingerprint((("<tool_calls{}>", "<tool_sep{}>", "<arg_key{}>"),
                          ("<tool_calls:opensource>", "<tool_sep:opensource>", "<arg_key:opensource>")),
                 "the template writes namespaced <tool_calls:opensource> sections of <tool_call:opensource> "

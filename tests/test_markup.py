@@ -123,3 +123,42 @@ def test_header_wait_is_bounded():
     p = toolgram.StreamParser("gpt_oss", TOOLS)
     out = p.feed("go to=" + "x" * 200)
     assert "".join(d.get("content", "") for d in out).startswith("go to=")
+
+
+def _fixture_turns():
+    from pathlib import Path
+
+    from toolgram.grammars import FORMATS
+
+    for path in sorted((Path(__file__).parent / "data" / "families").glob("*.json")):
+        fam = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(fam, dict) or fam.get("format") not in FORMATS:
+            continue
+        for key in ("one_call", "two_calls"):
+            case = fam.get(key)
+            eot = (case or {}).get("end_of_turn")
+            if eot and eot in FORMATS[fam["format"]].markup.tokens:
+                yield pytest.param(fam["format"], case["turn"], eot, id=f"{path.stem}-{key}")
+
+
+FIXTURE_TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+                 for n in ("get_weather", "get_time")]
+
+
+@pytest.mark.parametrize(("fmt", "turn", "eot"), list(_fixture_turns()))
+def test_end_of_turn_token_is_markup(fmt, turn, eot):
+    """The vendored templates' own turns: the end-of-turn token an engine may pass through after the
+    calls changes nothing (no content, no trailing_text), whole and streamed."""
+    want = toolgram.parse(fmt, turn, FIXTURE_TOOLS)
+    text = turn + eot
+    assert toolgram.parse(fmt, text, FIXTURE_TOOLS) == want
+    for size in (1, 3, 0):
+        p = toolgram.StreamParser(fmt, FIXTURE_TOOLS)
+        rnd = random.Random(size)
+        i = 0
+        while i < len(text):
+            k = size or rnd.randint(1, 9)
+            p.feed(text[i:i + k])
+            i += k
+        p.finish()
+        assert p.message == want, size
