@@ -54,6 +54,9 @@ CASES = [
     ("gigachat3_1", 'Sure<|function_call|>{"name": "get_weather", "arguments": ' + W + "}</s>",
      "Sure", None, [("get_weather", W)]),
     ("gigachat3_1", "Bonjour</s>", "Bonjour", None, []),
+    # an unknown function's message header is markup; its body stays content
+    ("gigachat3", 'Hi<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "nope", "arguments": {}}',
+     'Hi\n{"name": "nope", "arguments": {}}', None, []),
     ("solar_open", "<|content|>Let me see.<|end|><|begin|>assistant<|tool_calls|><|tool_call:begin|>call00001"
                    "<|tool_call:name|>get_weather<|tool_call:args|>" + W + "<|tool_call:end|><|calls|>",
      "Let me see.", None, [("get_weather", W)]),
