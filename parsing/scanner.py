@@ -144,9 +144,12 @@ class Scanner:
         self._spellings = dict(spec.read_spellings)
         self._spell_re = re.compile("|".join(re.escape(a) for a in sorted(self._spellings, key=len, reverse=True))) \
             if self._spellings else None
-        self._spell_max = max(map(len, self._spellings), default=0)
+        self._spell_keys = (*self._spellings, *self._spellings.values())
+        self._spell_any = re.compile("|".join(re.escape(a) for a in sorted(self._spell_keys, key=len, reverse=True))) \
+            if self._spellings else None
+        self._spell_max = max(map(len, self._spell_keys), default=0)
         self._spell_tail = ""
-        self._respelled = False
+        self._spell_mode: bool | None = None  # None: undecided; True: respell; False: the canonical spelling
         self._rfind: dict[str, tuple[int, int]] = {}  # see _s_reasoning
         self.mk_tokens_or_headers = bool(mk)
 
@@ -182,21 +185,35 @@ class Scanner:
 
     def _respell(self, chunk: str, final: bool) -> str:
         """``chunk`` with the description's other spellings of its tags (``read_spellings``) read as
-        the canonical ones; a suffix that may still grow into one is held back until the next feed."""
+        the canonical ones. The first tag of either spelling decides: an output that starts in the
+        canonical spelling is read as written (its values keep any such text); one that starts in
+        the other spelling is read respelled from there. A suffix that may still grow into a tag is
+        held back until the next feed."""
         text = self._spell_tail + chunk
+        if self._spell_mode is False:
+            self._spell_tail = ""
+            return text
+        keys = self._spell_keys if self._spell_mode is None else self._spellings
         hold = 0
         if not final:
             for k in range(min(self._spell_max - 1, len(text)), 0, -1):
-                if any(a.startswith(text[-k:]) for a in self._spellings):
+                if any(a.startswith(text[-k:]) for a in keys):
                     hold = k
                     break
         body, self._spell_tail = text[:len(text) - hold], text[len(text) - hold:]
-        out, n = self._spell_re.subn(lambda m: self._spellings[m.group()], body)  # type: ignore[union-attr]
-        if n and not self._respelled:
-            self._respelled = True
+        head = ""
+        if self._spell_mode is None:
+            m = self._spell_any.search(body)  # type: ignore[union-attr]
+            if m is None:
+                return body
+            if m.group() not in self._spellings:  # the canonical spelling first: read as written
+                self._spell_mode, self._spell_tail = False, ""
+                return text
+            self._spell_mode = True
             self.diag("other_spelling", "tags written in another spelling of the format; read as the canonical one",
                       None)
-        return out
+            head, body = body[:m.start()], body[m.start():]
+        return head + self._spell_re.sub(lambda m: self._spellings[m.group()], body)  # type: ignore[union-attr]
 
     def _compact(self) -> None:
         """Drop the consumed start of the buffer (keeps appends O(chunk)); shift the kept offsets."""

@@ -122,3 +122,16 @@ def test_duplicate_argument_strict(fmt, text):
     argument is rejected there (content, strict_rejected), never read with its second value."""
     m = toolgram.parse(fmt, text, TOOLS, mode="strict")
     assert m["tool_calls"] == [] and [d["code"] for d in m["diagnostics"]] == ["strict_rejected"]
+
+
+def test_canonical_spelling_keeps_other_spelling_in_values():
+    """The first tag decides: an output in the canonical spelling keeps the other spelling's text in
+    its values byte-exact (a Hy3 value holding ``<tool_call>``)."""
+    text = ("<tool_calls:opensource>\n<tool_call:opensource>python<tool_sep:opensource>\n"
+            "<arg_key:opensource>code</arg_key:opensource>\n<arg_value:opensource><tool_call></arg_value:opensource>\n"
+            "</tool_call:opensource>\n</tool_calls:opensource>")
+    whole = toolgram.parse("hy3", text, TOOLS)
+    assert whole["tool_calls"][0]["function"]["arguments"] == '{"code": "<tool_call>"}'
+    assert whole["diagnostics"] == []
+    for size in (1, 3, 0):
+        assert _stream("hy3", text, size) == whole
