@@ -33,7 +33,7 @@ from ..grammars.spec import (
     XmlCall,
     json_type_of,
 )
-from ..grammars.syntax import xml_elements
+from ..grammars.syntax import python_text, xml_elements
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
@@ -61,11 +61,11 @@ ENVELOPE_WS = Rep(Chars.of(ECMA_SPACE), 0, None)
 IDENT = seq(Chars(((65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90), (95, 95), (97, 122))), 0, None))
 #: whitespace that may stand between a raw value's closing tag and the next tag (the scanner's rule)
 VALUE_GAP = " \t\n\r"
-PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PY_NAME = python_text.KWARG_RE
 #: a character an XML argument name cannot hold (``<parameter=K>``), and with a quoted name (``name="K"``)
 XML_BAD_KEY = re.compile(r"[<>\x00-\x1f\x7f]")
 XML_BAD_QKEY = re.compile(r'[<>"\x00-\x1f\x7f]')
-PY_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+PY_DOTTED = python_text.DOTTED_RE
 XML_NAME = Rep(Chars.of("<>\n", negated=True), 1, None)
 XML_QNAME = Rep(Chars.of('<>\n"', negated=True), 1, None)
 #: a call counter (Kimi-K2's ``functions.N:0``): 1 to 9 decimal digits
@@ -120,17 +120,18 @@ class GrammarBuilder:
     # -- calls ------------------------------------------------------------------------------------
     def _check_name(self, name: str, path: str) -> None:
         """A tool name the format can carry (README "Names"); load_tools has applied the common rules."""
-        dotted = isinstance(self.spec.call, PythonCall) and self.spec.call.dotted_names
         prefix = self.spec.scope.text_prefix
         if prefix and isinstance(self.spec.call, NamedJsonCall) and name + self.spec.call.name_end == prefix:
             raise SchemaError(f"tool name {name!r} is {self.spec.id}'s text recipient", path)
-        if self.spec.values == "python" and not (PY_DOTTED if dotted else PY_NAME).fullmatch(name):
-            raise SchemaError(f"tool name {name!r} is not an ASCII identifier, which {self.spec.id} calls need", path)
+        if self.spec.values == "python" and not PY_DOTTED.fullmatch(name):  # as in a Python call: math.factorial
+            raise SchemaError(f"tool name {name!r} is not an ASCII identifier or a dotted one (a.b), which "
+                              f"{self.spec.id} calls need", path)
 
     def _check_key(self, key: str, path: str) -> None:
         """An argument name the format can carry: an ASCII identifier (pythonic); no '<', '>' or
         control character (XML, where ``<parameter=K>`` ends at the first '>'), nor the quote when
-        the name is quoted (``<parameter name="K">``). JSON keys are escaped."""
+        the name is quoted (``<parameter name="K">``), nor whitespace at either end when it is not
+        (the parsers trim it). JSON keys are escaped."""
         where = path.rsplit(".properties.", 1)[0] + ".properties"
         if self.spec.values == "python" and not PY_NAME.fullmatch(key):
             raise SchemaError(f"property name {key!r} is not an ASCII identifier, which {self.spec.id} needs", where)
@@ -142,6 +143,9 @@ class GrammarBuilder:
         if not isinstance(c, XmlCall):
             return
         quote = '"' if c.quoted_key else ""
+        if not quote and key != key.strip():  # the parsers trim an unquoted name (a quoted one is exact)
+            raise SchemaError(f"property name {key!r} starts or ends with whitespace, which "
+                              f"{c.param_open + 'NAME' + c.param_name_end.strip()!r} cannot keep", where)
         if not key or (XML_BAD_QKEY if quote else XML_BAD_KEY).search(key):
             raise SchemaError(
                 f"property name {key!r} cannot be written as {c.param_open + 'NAME' + c.param_name_end.strip()!r} "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +115,15 @@ def _bad_char(text: str) -> str | None:
     for ch in text:
         cp = ord(ch)
         if cp < 0x20 or 0x7F <= cp <= 0x9F or 0xD800 <= cp <= 0xDFFF:
+            return ch
+    return None
+
+
+def space_char(text: str) -> str | None:
+    """A whitespace or separator character of Unicode in ``text`` (NBSP, U+2028, U+3000, ...: the
+    parsers end a name at whitespace, so a name holding one could not round-trip)."""
+    for ch in text:
+        if ch.isspace() or unicodedata.category(ch) in ("Zs", "Zl", "Zp"):
             return ch
     return None
 
@@ -319,7 +329,7 @@ def load_tools(tools: Any) -> list[Tool]:
         name = fn.get("name")
         if not isinstance(name, str) or not name:
             raise SchemaError("function.name must be a non-empty string", f"{path}.name")
-        if any(c in name for c in "<>\"'\n\t ()[]{}=,") or _bad_char(name):
+        if any(c in name for c in "<>\"'()[]{}=,") or _bad_char(name) or space_char(name):
             raise SchemaError(f"function name {name!r} contains characters no format can carry", f"{path}.name")
         if name in seen:
             raise SchemaError(f"duplicate tool name {name!r}", f"{path}.name")

@@ -9,6 +9,7 @@ module in this package holding one ``FORMAT = FormatSpec(...)``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -82,6 +83,18 @@ class XmlCall:
         if self.cdata and any(c in value for c in CDATA_TRIGGERS):
             return CDATA_OPEN + value + CDATA_CLOSE
         return value
+
+    def ends_early(self, value: str, scope_close: str) -> bool:
+        """Whether the string ``value``, written raw, would end before its own end: it holds the closing
+        tag followed (after whitespace) by the next ``param_open`` or the call's end, as the lenient
+        parser (and ``xml_values="lookahead"``) reads it (:attr:`value_stops`); in CDATA (:attr:`cdata`)
+        only when it also holds ``]]>``. (With ``first_close`` a grammar takes no closing tag in a value.)"""
+        if self.cdata and any(c in value for c in CDATA_TRIGGERS) and CDATA_CLOSE not in value:
+            return False
+        end = self.param_end.strip(" \t\n\r")
+        followers = (self.param_open, self.function_end.strip(" \t\n\r") or scope_close.strip(" \t\n\r"))
+        stop = re.escape(end) + "[ \t\n\r]*(?:" + "|".join(re.escape(f) for f in followers if f) + ")"
+        return re.search(stop, self.write_value(value)) is not None
 
     def read_raw(self, raw: str) -> str:
         """A raw value's text as written, less its CDATA wrapper (:attr:`cdata`); the inverse of :meth:`write_value`."""
@@ -181,13 +194,15 @@ class JsonCall:
 
 @dataclass(frozen=True)
 class PythonCall:
-    """``N(k=v, ...)``: Python literal values; ``dotted_names``: tool names may be dotted
-    identifiers (LFM2's ``Calendar.create_event``)."""
+    """``N(k=v, ...)``: Python literal values. Tool names are identifiers or dotted identifiers, as
+    in a Python call expression (``math.factorial(number=5)``, LFM2's ``Calendar.create_event``)."""
 
-    dotted_names: bool = False
     values: Literal["python"] = "python"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
+        for k in arguments:
+            if not python_text.KWARG_RE.fullmatch(k):
+                raise ValueError(f"argument name {k!r} is not an identifier: a Python call cannot carry it")
         return f"{name}(" + ", ".join(f"{k}={python_text.literal(v)}" for k, v in arguments.items()) + ")"
 
 
@@ -465,10 +480,13 @@ class HeaderJsonCall(NamedJsonCall):
     (other header texts that end right before the name), and after the name skips whatever
     header text (channel, content type, ``<|constrain|>``) stands before ``body_open``, up to
     ``header_max`` characters.  ``read_end``: a stop token that may follow the arguments when
-    the decoder keeps it (harmony's ``<|call|>``); the parser drops it.
+    the decoder keeps it (harmony's ``<|call|>``); the parser drops it.  The name is the header's
+    first word (up to whitespace or ``<|``); ``glued_types``: content types models glue to the
+    name (``functions.Njson``), read off a word that is not a tool's name.
     """
 
     read_heads: tuple[str, ...] = ()
+    glued_types: tuple[str, ...] = ()
     body_open: str = ""
     header_max: int = 64
     read_end: str = ""

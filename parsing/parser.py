@@ -78,9 +78,14 @@ def parse(
     if mode == "strict":
         from .strict import parse_strict
 
+        def lenient(whole: str) -> Message:  # tool_choice none: both modes split reasoning the same way
+            return parse(format, whole, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
+                         reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls,
+                         xml_values=xml_values, whitespace=whitespace)
+
         return parse_strict(format, text, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
                             reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls,
-                            xml_values=xml_values, whitespace=whitespace)
+                            xml_values=xml_values, whitespace=whitespace, no_grammar=lenient)
     if mode != "lenient":
         raise OptionError(f"mode must be lenient or strict, got {mode!r}", "mode")
     sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..compiler import compile as compile_tools
@@ -35,6 +36,7 @@ from .values import (
     convert_xml_value,
     dumps_arguments,
     loads_json,
+    member_schema,
     model_text,
 )
 
@@ -135,16 +137,21 @@ def parse_strict(
     max_tool_calls: int | None = None,
     xml_values: str | None = None,
     whitespace: str | None = None,
+    no_grammar: Callable[[str], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Parse ``text`` with the Lark grammar of the same options; see the module docstring."""
+    """Parse ``text`` with the Lark grammar of the same options; see the module docstring.
+    ``no_grammar``: how to read the text when the options leave no grammar (``tool_choice`` none);
+    by default it is all content."""
     text = model_text(text)
     tools = tools if tools is not None else []
     bundle = _compiled(format, tools, {"tool_choice": tool_choice, "parallel_tool_calls": parallel_tool_calls,
                                        "reasoning": reasoning, "allowed_tools": allowed_tools,
                                        "max_tool_calls": max_tool_calls, "xml_values": xml_values,
                                        "whitespace": whitespace})
-    if bundle.grammar is None:  # tool_choice none: no grammar, everything is content
-        return _message(text, "", [], [], _markup(format))
+    if bundle.grammar is None:
+        # tool_choice none: no grammar; the text is content with its reasoning split off, by the lenient
+        # reader the caller passes (SPEC section 2: none still splits reasoning)
+        return no_grammar(text) if no_grammar is not None else _message(text, "", [], [], _markup(format))
     import lark
 
     refused = _too_costly(text)
@@ -197,8 +204,6 @@ class Raw(str):
 def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: str,
                diags: list[Diagnostic], call: Any, hint: bool) -> Any:
     args: dict[str, Any] = {}
-    props = params.get("properties") if isinstance(params, dict) else None
-    props = props if isinstance(props, dict) else {}
     for sub in node.iter_subtrees_topdown():
         tag = meta.get(sub.data if isinstance(sub.data, str) else sub.data.value)
         if tag is None or tag[0] not in ("arg", "args", "extra"):
@@ -221,10 +226,10 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
         if kind == "xml":
             raw = call.read_raw(raw)  # MiniCPM5's CDATA wrapper
         if kind == "elements":  # MiniMax-M3's nested elements
-            value, d = convert_element_value(raw, props.get(key), ns=call.ns, lenient=False, root=params, name=key,
-                                             offset=start, hint=hint)
+            value, d = convert_element_value(raw, member_schema(params, key), ns=call.ns, lenient=False, root=params,
+                                             name=key, offset=start, hint=hint)
         else:
-            value, d = _convert(raw, props.get(key), params, kind, key, start, hint)
+            value, d = _convert(raw, member_schema(params, key), params, kind, key, start, hint)
         diags.extend(d)
         args[key] = value
     return args

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...grammars.spec import CDATA_CLOSE, CDATA_OPEN, XmlCall
-from ..values import convert_xml_value, dumps_arguments, schema_types
+from ..values import convert_xml_value, dumps_arguments, member_schema, schema_types
 from ._common import FLUSH, NO_STATE, WAIT, WS, Core, Head, Reader, State, esc
 
 
@@ -215,8 +215,10 @@ class XmlReader(Reader):
             s.kscan = bound  # resumable: the name is not rescanned on the next feed
             return False
         key = buf[pos:i]
-        if not self.c.quoted_key:
-            key = key.strip()  # a quoted name (name="K") is exactly what stands between the quotes
+        if not self.c.quoted_key and key not in self._declared():
+            # a quoted name (name="K") is exactly what stands between the quotes; an unquoted one is
+            # trimmed unless it is declared as written (compile refuses such names, SPEC: one rule)
+            key = key.strip()
         core.pos = i + len(gt)
         keep = core.member_key(key)
         call = core.call
@@ -232,14 +234,15 @@ class XmlReader(Reader):
             core.args(core.member_prefix(key) + '"')
         return True
 
+    def _declared(self) -> dict[str, Any]:
+        """The open call's declared arguments (``properties``)."""
+        call = self.core.call
+        props = call.tool.get("properties") if call is not None and isinstance(call.tool, dict) else None
+        return props if isinstance(props, dict) else {}
+
     def _prop_schema(self, key: str) -> Any:
         call = self.core.call
-        params = call.tool if call else None
-        if isinstance(params, dict):
-            props = params.get("properties")
-            if isinstance(props, dict) and key in props:
-                return props[key]
-        return None
+        return member_schema(call.tool if call else None, key)
 
     def _value(self) -> bool | None:
         """A raw value: it ends at an end tag followed (after whitespace) by a next parameter, the
