@@ -20,7 +20,7 @@ import pytest
 from strategies import format_cases
 from toolgram.grammars import FORMATS, get_format
 from toolgram.grammars.render import render_call, render_calls
-from toolgram.grammars.spec import XmlCall
+from toolgram.grammars.spec import ElementCall, XmlCall
 
 import toolgram
 
@@ -53,6 +53,8 @@ def _head(fmt: str) -> str:
     c = spec.call
     if isinstance(c, XmlCall):
         return _wrap(fmt, text[: text.index(c.param_open)])
+    if isinstance(c, ElementCall):
+        return _wrap(fmt, text[: text.index(c.ns + "<s>")])
     if spec.values == "json":
         return _wrap(fmt, text[: text.index('"s"')])
     return _wrap(fmt, text[: text.index("s:" if spec.values == "gemma" else "s=")])
