@@ -18,6 +18,7 @@ pytestmark = pytest.mark.vllm
 
 import vllm  # noqa: E402  (tests/conftest.py collects this file only where vLLM is installed or -m selects it)
 import xgrammar as xgr  # noqa: E402
+from test_compile_renderings import TEMPLATE_DIR, TEMPLATES, assistant_text  # noqa: E402
 from toolgram.runtime.models import smollm2_gguf_path  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
 from vllm.reasoning import ReasoningParserManager  # noqa: E402
@@ -217,3 +218,22 @@ def test_reasoning_parser_streams_the_block_and_marks_its_end(tokenizer):
     assert parser.extract_reasoning("<think>a<tool_call>x", None) == ("a", "<tool_call>x")
     seed = ReasoningParserManager.get_reasoning_parser("toolgram_seed_oss")(tokenizer)
     assert seed.extract_reasoning("<seed:think>a<seed:tool_call>x", None) == ("a<seed:tool_call>x", None)
+
+
+@pytest.mark.parametrize("template", sorted(TEMPLATES))
+def test_vendored_template_renders_parse_as_toolgram_parse(template, tokenizer):
+    """The official templates' renderings of 1 and 2 calls (tests/test_compile_renderings.py's extraction)."""
+    fid = TEMPLATES[template][0]
+    conv = json.loads((TEMPLATE_DIR / "rendered" / "conversation.json").read_text(encoding="utf-8"))
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=conv["tools"])
+    cls = ToolParserManager.get_tool_parser(f"toolgram_{fid}")
+    for n in (1,) if fid == "llama3_json" else (1, 2):
+        text = assistant_text(template, conv, n)
+        expected = toolgram.parse(fid, text, conv["tools"], reasoning="none")
+        assert len(expected["tool_calls"]) == n
+        info = cls(tokenizer, request.tools).extract_tool_calls(text, request)
+        assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == _calls(expected["tool_calls"])
+        assert info.content == expected["content"]
+        content, calls = _join(_stream(cls(tokenizer, request.tools), request, tokenizer, text))
+        assert calls == _calls(expected["tool_calls"])
+        assert (content.strip() or None if content else None) == expected["content"]
