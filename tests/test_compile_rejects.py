@@ -33,7 +33,7 @@ DIALECTS = list(DIALECT_NAMES)  # the registry's order (toolgram.compiler.dialec
 
 def _wrong_type(fmt: str) -> str:
     """``days`` as a non-integer: a word in XML formats (raw values), a string in the others."""
-    bad = "soon" if FORMATS[fmt].values == "xml" else "3"  # raw XML "3" would be the integer
+    bad = "soon" if FORMATS[fmt].values in ("xml", "elements") else "3"  # a raw "3" would be the integer
     return render_calls(fmt, [("get_weather", {"location": "Paris", "days": bad})])
 
 
