@@ -32,6 +32,7 @@ from ..grammars.spec import (
     XmlCall,
 )
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
+from .keys import plain_name
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
 from .schema import SchemaContext, Tool, arguments_object
@@ -52,7 +53,9 @@ ECMA_SPACE = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 ENVELOPE_WS = Rep(Chars.of(ECMA_SPACE), 0, None)
-IDENT = seq(Chars(((65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90), (95, 95), (97, 122))), 0, None))
+IDENT_FIRST = Chars(((65, 90), (95, 95), (97, 122)))
+IDENT_MORE = Chars(((48, 57), (65, 90), (95, 95), (97, 122)))
+IDENT = seq(IDENT_FIRST, Rep(IDENT_MORE, 0, None))
 #: whitespace that may stand between a raw value's closing tag and the next tag (the scanner's rule)
 VALUE_GAP = " \t\n\r"
 PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -102,7 +105,9 @@ class GrammarBuilder:
         members = [(*member(k, sub, f"{ctx.path}.properties.{k}", ctx), k in required) for k, sub in props.items()]
         extra = None
         if extra_allowed:
-            extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",)))
+            # an extra key is none of the declared names (SPEC section 2)
+            body = extra_member(ctx, tuple(props))
+            extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", body, ("extra", index), share=("extra",)))
         return members, extra
 
     # -- calls ------------------------------------------------------------------------------------
@@ -234,9 +239,12 @@ class GrammarBuilder:
                         lead = alt(lead, as_json)
             return lead, seq(arg, raw_end if is_raw else Lit(c.param_end))
 
-        def extra_member(ctx: SchemaContext) -> Expr:
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = ()) -> Expr:
             # a quoted name ends at the quote; DSML's string="true|false" may follow it
             name = Token(XML_QNAME, "XMLQNAME") if c.quoted_key else Token(XML_NAME, "XMLNAME")
+            if declared:
+                chars = XML_QNAME.item if c.quoted_key else XML_NAME.item
+                name = Token(plain_name(tuple(sorted(declared)), chars, chars), name.kind)
             ends = (c.param_name_end,) if c.json_name_end is None else (c.param_name_end, c.json_name_end)
             return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), raw(), raw_end)
 
@@ -331,8 +339,8 @@ class GrammarBuilder:
             arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             return Lit(key + key_sep), arg
 
-        def extra_member(ctx: SchemaContext) -> Expr:
-            return seq(extra_key(vb), vb.any_value())
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = ()) -> Expr:
+            return seq(extra_key(vb, declared), vb.any_value())
 
         if not tool.strict:
             extra = self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",))
@@ -341,14 +349,14 @@ class GrammarBuilder:
         return vb.object_body(members, comma, extra_rule, f"params-{tool.name}")
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
-        args = self._keyword_args(index, tool, "python", "=", lambda vb: seq(Token(IDENT, "IDENT"), Lit("=")))
+        args = self._keyword_args(index, tool, "python", "=", _python_key)
         return seq(
             Token(seq(Lit(tool.name + "("), JSON_WS), "CALLOPEN"), args, Token(seq(JSON_WS, Lit(")")), "CALLCLOSE")
         )
 
     def _gemma_call(self, index: int, tool: Tool, c: GemmaCall) -> Expr:
         """``call:N{k:v,...}``: declared members in schema order, Gemma 4 values, no whitespace."""
-        args = self._keyword_args(index, tool, "gemma", ":", lambda vb: vb.any_key())
+        args = self._keyword_args(index, tool, "gemma", ":", lambda vb, declared=(): vb.any_key(declared))
         return seq(Lit(c.head + tool.name + c.open), args, Lit(c.close))
 
     # -- scopes -----------------------------------------------------------------------------------
@@ -500,6 +508,13 @@ _CALL_GRAMMARS = {
     HeaderJsonCall: GrammarBuilder._named_json_call,  # the grammar writes one header spelling
     GemmaCall: GrammarBuilder._gemma_call,
 }
+
+
+def _python_key(vb: ValueBuilder, declared: tuple[str, ...] = ()) -> Expr:
+    """An undeclared keyword argument's name and ``=``: an identifier that is none of ``declared``."""
+    if not declared:
+        return seq(Token(IDENT, "IDENT"), Lit("="))
+    return seq(Token(plain_name(tuple(sorted(declared)), IDENT_FIRST, IDENT_MORE), "IDENT"), Lit("="))
 
 
 def _string_choices(schema: dict[str, Any]) -> list[str]:

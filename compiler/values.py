@@ -15,6 +15,7 @@ from typing import Any, Literal
 from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
+from .keys import gemma_quoted_body, json_key_body, plain_name, python_key_body
 from .regex import json_char, pattern_to_ir, python_char, raw_char
 from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, type_hint
 
@@ -61,7 +62,8 @@ _QUOTE_NAMES = {"'": "sq", '"': "dq"}
 #: what a bare Gemma 4 key may not be or hold (for error messages)
 GEMMA_KEY_RULE = "empty, whitespace, a control character, ':', ',', a bracket, a quote, '<' or '>'"
 #: a bare Gemma 4 key and its colon (undeclared members, any-value objects)
-GEMMA_ANYKEY = Token(seq(alt(Rep(Chars.of(gemma_text.KEY_EXCLUDED, negated=True), 1, None),
+GEMMA_KEY_CHAR = Chars.of(gemma_text.KEY_EXCLUDED, negated=True)
+GEMMA_ANYKEY = Token(seq(alt(Rep(GEMMA_KEY_CHAR, 1, None),
                             seq(Lit(gemma_text.QUOTE), Until((gemma_text.QUOTE,)), Lit(gemma_text.QUOTE))),
                         Lit(":")), "ANYKEY")
 
@@ -195,11 +197,23 @@ class ValueBuilder:
     def key(self, name: str) -> Expr:
         return Lit(name) if self.syntax == "gemma" else self.literal(name)
 
-    def any_key(self) -> Expr:
-        """An undeclared member's key and its colon, as one token."""
+    def any_key(self, excluding: tuple[str, ...] = ()) -> Expr:
+        """An undeclared member's key and its colon, as one token; a key is none of the declared
+        names ``excluding``, in any spelling (SPEC section 2; :mod:`.keys`)."""
+        if not excluding:
+            if self.syntax == "gemma":
+                return GEMMA_ANYKEY
+            return Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY")
+        names = tuple(sorted(set(excluding)))
         if self.syntax == "gemma":
-            return GEMMA_ANYKEY
-        return Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY")
+            q = Lit(gemma_text.QUOTE)
+            bare = plain_name(names, GEMMA_KEY_CHAR, GEMMA_KEY_CHAR)
+            return Token(seq(alt(bare, seq(q, gemma_quoted_body(names), q)), Lit(":")), "ANYKEY")
+        if self.syntax == "json":
+            key = seq(Lit('"'), json_key_body(names), Lit('"'))
+        else:
+            key = alt(*(seq(Lit(q), python_key_body(names, q), Lit(q)) for q in "'\""))
+        return Token(seq(key, self.punct(":").expr), "ANYKEY")
 
     def object_body(
         self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None, hint: str
@@ -245,7 +259,7 @@ class ValueBuilder:
                                   f"{path}.properties")
             v = self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}")
             members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in required))
-        extra_member = (self.any_key(), extra) if extra is not None else None
+        extra_member = (self.any_key(tuple(props)), extra) if extra is not None else None
         body = self.object_body(members, self.punct(","), extra_member, hint)
         return seq(self.open_("{"), body, self.close_("}"))
 
