@@ -105,8 +105,11 @@ class GrammarBuilder:
         members = [(*member(k, sub, f"{ctx.path}.properties.{k}", ctx), k in required) for k, sub in props.items()]
         extra = None
         if extra_allowed:
-            # an extra key is none of the declared names (SPEC section 2)
-            body = extra_member(ctx, tuple(props))
+            # an extra key is none of the declared names (SPEC section 2); its value follows the
+            # additionalProperties schema
+            ap = schema.get("additionalProperties")
+            ap = ap if isinstance(ap, dict) and ap else None
+            body = extra_member(ctx, tuple(props), ap)
             extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", body, ("extra", index), share=("extra",)))
         return members, extra
 
@@ -239,14 +242,22 @@ class GrammarBuilder:
                         lead = alt(lead, as_json)
             return lead, seq(arg, raw_end if is_raw else Lit(c.param_end))
 
-        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = ()) -> Expr:
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None) -> Expr:
             # a quoted name ends at the quote; DSML's string="true|false" may follow it
             name = Token(XML_QNAME, "XMLQNAME") if c.quoted_key else Token(XML_NAME, "XMLNAME")
             if declared:
                 chars = XML_QNAME.item if c.quoted_key else XML_NAME.item
                 name = Token(plain_name(tuple(sorted(declared)), chars, chars), name.kind)
             ends = (c.param_name_end,) if c.json_name_end is None else (c.param_name_end, c.json_name_end)
-            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), raw(), raw_end)
+            if ap is None:
+                return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), raw(), raw_end)
+            value = value_of(ap, f"{ctx.path}.additionalProperties", ctx)
+            is_raw = isinstance(value, Token) and value.kind == "RAW"
+            if c.json_name_end is not None:
+                kind = _xml_kind(ap, ctx, ctx.path)
+                ends = (c.json_name_end,) if kind == "json" else ends
+            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), value,
+                       raw_end if is_raw else Lit(c.param_end))
 
         def params() -> Expr:
             if not tool.strict:
@@ -339,8 +350,10 @@ class GrammarBuilder:
             arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             return Lit(key + key_sep), arg
 
-        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = ()) -> Expr:
-            return seq(extra_key(vb, declared), vb.any_value())
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None) -> Expr:
+            if ap is None:
+                return seq(extra_key(vb, declared), vb.any_value())
+            return seq(extra_key(vb, declared), vb.value(ap, f"{ctx.path}.additionalProperties", f"t{index}-extra"))
 
         if not tool.strict:
             extra = self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",))

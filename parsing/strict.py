@@ -182,6 +182,8 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
     args: dict[str, Any] = {}
     props = params.get("properties") if isinstance(params, dict) else None
     props = props if isinstance(props, dict) else {}
+    extra = params.get("additionalProperties") if isinstance(params, dict) else None
+    extra = extra if isinstance(extra, dict) and extra else None  # an extra member's schema
     for sub in node.iter_subtrees_topdown():
         tag = meta.get(sub.data if isinstance(sub.data, str) else sub.data.value)
         if tag is None or tag[0] not in ("arg", "args", "extra"):
@@ -203,7 +205,7 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
             key, raw = _split_extra(src, kind, call)
         if kind == "xml":
             raw = call.read_raw(raw)  # MiniCPM5's CDATA wrapper
-        value, d = _convert(raw, props.get(key), params, kind, key, start, hint)
+        value, d = _convert(raw, props.get(key, extra), params, kind, key, start, hint)
         diags.extend(d)
         args[key] = value
     return args
