@@ -96,8 +96,9 @@ class GrammarBuilder:
 
     def _members(
         self, index: int, tool: Tool, member, extra_member
-    ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None]:
-        """(member, required) pairs for the tool's declared properties, plus the undeclared-member rule."""
+    ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None, dict[str, Any], str]:
+        """(member, required) pairs for the tool's declared properties, the undeclared-member rule, and the
+        arguments object schema and its path (its member counts: ``ValueBuilder.members_body``)."""
         ctx = self._ctx(index, tool)
         schema = arguments_object(tool.parameters, ctx)
         ctx.check_keywords(schema, ctx.path)
@@ -107,11 +108,9 @@ class GrammarBuilder:
         if extra_allowed:
             # an extra key is none of the declared names (SPEC section 2); its value follows the
             # additionalProperties schema
-            ap = schema.get("additionalProperties")
-            ap = ap if isinstance(ap, dict) and ap else None
-            body = extra_member(ctx, tuple(props), ap)
+            body = extra_member(ctx, tuple(props), None if extra_allowed is True else extra_allowed)
             extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", body, ("extra", index), share=("extra",)))
-        return members, extra
+        return members, extra, schema, ctx.path
 
     # -- calls ------------------------------------------------------------------------------------
     def _check_name(self, name: str, path: str) -> None:
@@ -264,9 +263,9 @@ class GrammarBuilder:
                 extra = self.g.tagged(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), ("extra", index),
                                       share=("extra",))
                 return Rep(extra, 0, None)
-            members, extra = self._members(index, tool, member, extra_member)
+            members, extra, schema, where = self._members(index, tool, member, extra_member)
             vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
-            return vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
+            return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}")
 
         return seq(head, self._params_once(tool, "xml", params), Lit(c.function_end))
 
@@ -358,8 +357,8 @@ class GrammarBuilder:
         if not tool.strict:
             extra = self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",))
             return vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
-        members, extra_rule = self._members(index, tool, member, extra_member)
-        return vb.object_body(members, comma, extra_rule, f"params-{tool.name}")
+        members, extra_rule, schema, where = self._members(index, tool, member, extra_member)
+        return vb.members_body(schema, where, members, comma, extra_rule, f"params-{tool.name}")
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
         args = self._keyword_args(index, tool, "python", "=", _python_key)

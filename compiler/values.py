@@ -249,6 +249,67 @@ class ValueBuilder:
             return EMPTY
         return m_next if required_after[0] else opt(m_next)
 
+    def counted_body(self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None,
+                     hint: str, lo: int, hi: int | None) -> Expr | None:
+        """:meth:`object_body` with between ``lo`` and ``hi`` members (``minProperties``/``maxProperties``);
+        None when no count fits.  ``M(k, c)``: the next member at index ``k`` or later (or an extra one)
+        with ``c`` members written; ``C(k, c)``: the end (when allowed) or ``sep`` and ``M(k, c)``; extra
+        members repeat as often as the count still allows.  ``c`` stops counting at ``lo`` when ``hi`` is None."""
+        n = len(members)
+        cap = hi if hi is not None else lo
+        required_after = [False] * (n + 1)
+        for k in range(n - 1, -1, -1):
+            required_after[k] = members[k][2] or required_after[k + 1]
+        memo_m: dict[tuple[int, int], Expr | None] = {}
+        memo_c: dict[tuple[int, int], Expr | None] = {}
+
+        def bump(c: int) -> int | None:
+            if hi is not None:
+                return c + 1 if c + 1 <= hi else None
+            return min(c + 1, cap)
+
+        def m(k: int, c: int) -> Expr | None:
+            if (k, c) in memo_m:
+                return memo_m[k, c]
+            parts: list[Expr] = []
+            if k == n:
+                c1 = bump(c)
+                if extra is not None and c1 is not None:
+                    more_lo = max(lo - c1, 0)
+                    more_hi = None if hi is None else hi - c1
+                    parts.append(seq(*extra, Rep(seq(sep, *extra), more_lo, more_hi)))
+            else:
+                lead, rest, required = members[k]
+                c1 = bump(c)
+                after = c_(k + 1, c1) if c1 is not None else None
+                if after is not None:
+                    parts.append(seq(lead, rest, after))
+                if not required:
+                    skip = m(k + 1, c)
+                    if skip is not None:
+                        parts.append(skip)
+            out = self.g.shared(f"{hint}-m", alt(*parts)) if parts else None
+            memo_m[k, c] = out
+            return out
+
+        def c_(k: int, c: int) -> Expr | None:
+            if (k, c) in memo_c:
+                return memo_c[k, c]
+            nxt = m(k, c)
+            more = seq(sep, nxt) if nxt is not None else None
+            can_end = not required_after[k] and c >= lo
+            if more is None:
+                out = EMPTY if can_end else None
+            else:
+                out = self.g.shared(f"{hint}-c", opt(more) if can_end else more)
+            memo_c[k, c] = out
+            return out
+
+        first = m(0, 0)
+        if lo == 0 and not required_after[0]:
+            return EMPTY if first is None else opt(first)
+        return first
+
     def obj(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         props, required, _ = object_shape(schema, self.ctx, path)
         extra = self._additional(schema, path, hint)
@@ -260,16 +321,33 @@ class ValueBuilder:
             v = self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}")
             members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in required))
         extra_member = (self.any_key(tuple(props)), extra) if extra is not None else None
-        body = self.object_body(members, self.punct(","), extra_member, hint)
+        body = self.members_body(schema, path, members, self.punct(","), extra_member, hint)
         return seq(self.open_("{"), body, self.close_("}"))
 
+    def members_body(self, schema: dict[str, Any], path: str, members: list[tuple[Expr, Expr, bool]], sep: Expr,
+                     extra: tuple[Expr, Expr] | None, hint: str) -> Expr:
+        """:meth:`object_body`, or :meth:`counted_body` under ``minProperties``/``maxProperties``."""
+        lo = count(schema, "minProperties", path, MAX_ITEMS)
+        hi = count(schema, "maxProperties", path, MAX_ITEMS)
+        if lo is None and hi is None:
+            return self.object_body(members, sep, extra, hint)
+        lo = lo or 0
+        if hi is not None and hi < lo:
+            raise SchemaError("maxProperties is smaller than minProperties", f"{path}.maxProperties")
+        body = self.counted_body(members, sep, extra, hint, lo, hi)
+        if body is None:
+            raise SchemaError("no object has a member count within minProperties/maxProperties "
+                              "(with the required and the allowed members)", f"{path}.minProperties"
+                              if lo else f"{path}.maxProperties")
+        return body
+
     def _additional(self, schema: dict[str, Any], path: str, hint: str) -> Expr | None:
-        if not object_shape(schema, self.ctx, path)[2]:
+        extra = object_shape(schema, self.ctx, path)[2]
+        if extra is False:
             return None
-        ap = schema.get("additionalProperties")
-        if ap is None or ap is True or ap == {}:
+        if extra is True:
             return self.any_value()
-        return self.value(ap, f"{path}.additionalProperties", f"{hint}-extra")
+        return self.value(extra, f"{path}.additionalProperties", f"{hint}-extra")
 
     def array(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         prefix = schema.get("prefixItems") or []
@@ -529,13 +607,22 @@ def _literal_cached(syntax: Syntax, value: Any, _type: type) -> Expr:
     return _literal(syntax, value)
 
 
-def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple[dict[str, Any], set[str], bool]:
-    """``(properties, required names, whether undeclared keys are allowed)`` of an object schema.
+#: Keywords that may admit keys beyond ``properties`` when ``additionalProperties`` is absent (JSON
+#: Schema's default: any extra key); relaxing one (``--permissive``) must then admit any extra key.
+_KEY_ADMITTING = ("dependentSchemas", "dependencies", "if", "then", "else", "unevaluatedProperties")
+
+
+def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple[dict[str, Any], set[str], Any]:
+    """``(properties, required names, extra)`` of an object schema; ``extra`` is ``False`` (no
+    undeclared keys), ``True`` (any key, any value) or the non-empty schema of an undeclared key's value.
 
     ``additionalProperties`` absent means no extra keys (SPEC) -- except an object with no
-    ``properties`` at all, which llama.cpp and OpenAI read as "any object".  A required name
-    that is not declared cannot be enforced: a :class:`SchemaError` when no extra key may carry
-    it, otherwise unsupported (rejected unless permissive).
+    ``properties`` at all, which llama.cpp and OpenAI read as "any object".  A required name that
+    ``properties`` does not declare is a member with any value (the ``additionalProperties`` schema
+    when there is one), after the declared ones; with ``additionalProperties: false`` no object is
+    valid: a :class:`SchemaError`.  Under ``--permissive`` a relaxed keyword never narrows: a relaxed
+    ``patternProperties`` admits any extra key and value, and so do relaxed keywords that could
+    admit keys (:data:`_KEY_ADMITTING`) when ``additionalProperties`` is absent.
     """
     props = schema.get("properties")
     if props is None:
@@ -551,11 +638,19 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
     ap = schema.get("additionalProperties")
     if ap is not None and not isinstance(ap, (bool, dict)):
         raise SchemaError("additionalProperties must be a boolean or a schema", f"{path}.additionalProperties")
-    extra = ap not in (None, False) or (ap is None and "properties" not in schema)
-    for name in sorted(required - set(props)):
-        if not extra:
-            raise SchemaError(f"required property {name!r} is not in properties", f"{path}.required")
-        ctx.unsupported("required", path)
+    extra: Any = ap not in (None, False) or (ap is None and "properties" not in schema)
+    if isinstance(ap, dict) and ap:
+        extra = ap
+    if ctx.permissive and ("patternProperties" in schema
+                           or (ap is None and any(k in schema for k in _KEY_ADMITTING))):
+        extra = True
+    undeclared = [name for name in dict.fromkeys(req) if name not in props]
+    if undeclared:
+        if ap is False:
+            raise SchemaError(f"required property {undeclared[0]!r} is not in properties and "
+                              "additionalProperties is false: no object is valid", f"{path}.required")
+        value = ap if isinstance(ap, dict) and "patternProperties" not in schema else {}
+        props = {**props, **{name: value for name in undeclared}}
     return props, required, extra
 
 
