@@ -28,8 +28,9 @@ KEYWORDS: dict[str, str] = {
     # -- objects
     "properties": "enforced", "required": "enforced", "additionalProperties": "enforced",
     "minProperties": "enforced", "maxProperties": "enforced",
-    "patternProperties": "unsupported", "propertyNames": "unsupported", "dependencies": "unsupported",
-    "dependentRequired": "unsupported", "dependentSchemas": "unsupported", "unevaluatedProperties": "unsupported",
+    "dependentRequired": "enforced", "dependencies": "enforced",
+    "patternProperties": "unsupported", "propertyNames": "unsupported", "dependentSchemas": "unsupported",
+    "unevaluatedProperties": "unsupported",
     # -- arrays
     "items": "enforced", "prefixItems": "enforced", "minItems": "enforced", "maxItems": "enforced",
     "additionalItems": "unsupported", "uniqueItems": "unsupported", "contains": "unsupported",
@@ -54,6 +55,8 @@ NOTES: dict[str, str] = {
     "minProperties": f"at most {100} (counted members)",
     "maxProperties": f"at most {100} (counted members)",
     "pattern": "not together with minLength/maxLength",
+    "dependentRequired": "between members (declared or required); an extra key in it: unsupported",
+    "dependencies": "the array form, as dependentRequired; the schema form: unsupported",
 }
 
 

@@ -177,6 +177,9 @@ class SchemaContext:
         for key in schema:
             if key in UNSUPPORTED:
                 self.unsupported(key, path)
+            elif key == "dependencies" and isinstance(schema[key], dict) and any(
+                    not isinstance(v, list) for v in schema[key].values()):
+                self.unsupported(key, path)  # the schema form (the array form is dependentRequired)
         t = schema.get("type")
         for one in t if isinstance(t, list) else ([t] if t is not None else []):
             if one not in TYPES:

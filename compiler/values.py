@@ -26,6 +26,8 @@ Syntax = Literal["json", "python", "gemma"]
 MAX_LENGTH = 1_000
 #: Largest ``minItems``/``maxItems`` (arrays repeat a whole value rule).
 MAX_ITEMS = 100
+#: Most member states of one object (``minProperties``/``maxProperties``/``dependentRequired`` expansion).
+MAX_OBJECT_STATES = 4000
 #: Most decimal digits of an integer ``minimum``/``maximum`` (the range rules grow with the digits).
 MAX_INT_DIGITS = 40
 
@@ -250,27 +252,41 @@ class ValueBuilder:
         return m_next if required_after[0] else opt(m_next)
 
     def counted_body(self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None,
-                     hint: str, lo: int, hi: int | None) -> Expr | None:
-        """:meth:`object_body` with between ``lo`` and ``hi`` members (``minProperties``/``maxProperties``);
-        None when no count fits.  ``M(k, c)``: the next member at index ``k`` or later (or an extra one)
-        with ``c`` members written; ``C(k, c)``: the end (when allowed) or ``sep`` and ``M(k, c)``; extra
-        members repeat as often as the count still allows.  ``c`` stops counting at ``lo`` when ``hi`` is None."""
+                     hint: str, lo: int, hi: int | None,
+                     deps: dict[int, frozenset[int]] | None = None) -> Expr | None:
+        """:meth:`object_body` with between ``lo`` and ``hi`` members (``minProperties``/``maxProperties``) and
+        ``deps`` (member index -> the members it requires: ``dependentRequired``); None when nothing fits.
+
+        ``M(k, s)``: the next member at index ``k`` or later (or an extra one) in state ``s``; ``C(k, s)``: the
+        end (when allowed) or ``sep`` and ``M(k, s)``.  The state is the count so far (it stops at ``lo`` when
+        ``hi`` is None), the later members a written one requires, and the later members that may not be
+        written because a member they require was left out.  Extra members repeat as the count allows."""
+        deps = deps or {}
         n = len(members)
         cap = hi if hi is not None else lo
         required_after = [False] * (n + 1)
         for k in range(n - 1, -1, -1):
             required_after[k] = members[k][2] or required_after[k + 1]
-        memo_m: dict[tuple[int, int], Expr | None] = {}
-        memo_c: dict[tuple[int, int], Expr | None] = {}
+        needed_by = {j: frozenset(a for a, ds in deps.items() if j in ds) for j in range(n)}
+        State = tuple[int, frozenset[int], frozenset[int]]
+        memo_m: dict[tuple[int, State], Expr | None] = {}
+        memo_c: dict[tuple[int, State], Expr | None] = {}
 
         def bump(c: int) -> int | None:
             if hi is not None:
                 return c + 1 if c + 1 <= hi else None
             return min(c + 1, cap)
 
-        def m(k: int, c: int) -> Expr | None:
-            if (k, c) in memo_m:
-                return memo_m[k, c]
+        def guard() -> None:
+            if len(memo_m) + len(memo_c) > MAX_OBJECT_STATES:
+                raise UnsupportedSchemaError(f"more than {MAX_OBJECT_STATES} member states (minProperties, "
+                                             "maxProperties, dependentRequired)", hint)
+
+        def m(k: int, st: State) -> Expr | None:
+            if (k, st) in memo_m:
+                return memo_m[k, st]
+            guard()
+            c, req, forb = st
             parts: list[Expr] = []
             if k == n:
                 c1 = bump(c)
@@ -281,31 +297,34 @@ class ValueBuilder:
             else:
                 lead, rest, required = members[k]
                 c1 = bump(c)
-                after = c_(k + 1, c1) if c1 is not None else None
-                if after is not None:
-                    parts.append(seq(lead, rest, after))
-                if not required:
-                    skip = m(k + 1, c)
+                if c1 is not None and k not in forb:
+                    after = c_(k + 1, (c1, (req - {k}) | {j for j in deps.get(k, ()) if j > k}, forb))
+                    if after is not None:
+                        parts.append(seq(lead, rest, after))
+                if not required and k not in req:
+                    skip = m(k + 1, (c, req, forb | {a for a in needed_by[k] if a > k}))
                     if skip is not None:
                         parts.append(skip)
             out = self.g.shared(f"{hint}-m", alt(*parts)) if parts else None
-            memo_m[k, c] = out
+            memo_m[k, st] = out
             return out
 
-        def c_(k: int, c: int) -> Expr | None:
-            if (k, c) in memo_c:
-                return memo_c[k, c]
-            nxt = m(k, c)
+        def c_(k: int, st: State) -> Expr | None:
+            if (k, st) in memo_c:
+                return memo_c[k, st]
+            guard()
+            nxt = m(k, st)
             more = seq(sep, nxt) if nxt is not None else None
-            can_end = not required_after[k] and c >= lo
+            can_end = not required_after[k] and st[0] >= lo and not st[1]
             if more is None:
                 out = EMPTY if can_end else None
             else:
                 out = self.g.shared(f"{hint}-c", opt(more) if can_end else more)
-            memo_c[k, c] = out
+            memo_c[k, st] = out
             return out
 
-        first = m(0, 0)
+        start: State = (0, frozenset(), frozenset())
+        first = m(0, start)
         if lo == 0 and not required_after[0]:
             return EMPTY if first is None else opt(first)
         return first
@@ -326,20 +345,50 @@ class ValueBuilder:
 
     def members_body(self, schema: dict[str, Any], path: str, members: list[tuple[Expr, Expr, bool]], sep: Expr,
                      extra: tuple[Expr, Expr] | None, hint: str) -> Expr:
-        """:meth:`object_body`, or :meth:`counted_body` under ``minProperties``/``maxProperties``."""
+        """:meth:`object_body`, or :meth:`counted_body` under ``minProperties``/``maxProperties`` or
+        ``dependentRequired`` (``dependencies`` in its array form)."""
         lo = count(schema, "minProperties", path, MAX_ITEMS)
         hi = count(schema, "maxProperties", path, MAX_ITEMS)
-        if lo is None and hi is None:
+        deps = self._dependencies(schema, path)
+        if lo is None and hi is None and not deps:
             return self.object_body(members, sep, extra, hint)
         lo = lo or 0
         if hi is not None and hi < lo:
             raise SchemaError("maxProperties is smaller than minProperties", f"{path}.maxProperties")
-        body = self.counted_body(members, sep, extra, hint, lo, hi)
+        body = self.counted_body(members, sep, extra, hint, lo, hi, deps)
         if body is None:
-            raise SchemaError("no object has a member count within minProperties/maxProperties "
-                              "(with the required and the allowed members)", f"{path}.minProperties"
-                              if lo else f"{path}.maxProperties")
+            where = "minProperties" if lo else "maxProperties" if hi is not None else "dependentRequired"
+            raise SchemaError("no object has the members minProperties, maxProperties, required and "
+                              "dependentRequired ask for", f"{path}.{where}")
         return body
+
+    def _dependencies(self, schema: dict[str, Any], path: str) -> dict[int, frozenset[int]]:
+        """``dependentRequired`` (and ``dependencies`` in its array form) as member indices; a name that is not
+        a member (not declared nor required) is unsupported."""
+        names = list(object_shape(schema, self.ctx, path)[0])
+        out: dict[int, frozenset[int]] = {}
+        for key in ("dependentRequired", "dependencies"):
+            spec = schema.get(key)
+            if spec is None:
+                continue
+            if not isinstance(spec, dict):
+                raise SchemaError(f"{key} must be an object", f"{path}.{key}")
+            extras = object_shape(schema, self.ctx, path)[2] is not False
+            for trigger, needs in spec.items():
+                where = f"{path}.{key}.{trigger}"
+                if key == "dependencies" and isinstance(needs, (dict, bool)):
+                    continue  # the schema form: unsupported (SchemaContext.check_keywords)
+                if not isinstance(needs, list) or not all(isinstance(x, str) for x in needs):
+                    raise SchemaError(f"{key} values must be arrays of property names", where)
+                if trigger not in names and not extras:
+                    continue  # a key that cannot appear requires nothing
+                if trigger not in names or any(x not in names for x in needs):
+                    # an extra key as the trigger or a requirement: not counted member by member
+                    self.ctx.unsupported(key, path)
+                    continue
+                out[names.index(trigger)] = out.get(names.index(trigger), frozenset()) | {names.index(x)
+                                                                                           for x in needs}
+        return out
 
     def _additional(self, schema: dict[str, Any], path: str, hint: str) -> Expr | None:
         extra = object_shape(schema, self.ctx, path)[2]
@@ -655,7 +704,8 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
 
 
 def _infer_type(schema: dict[str, Any]) -> str | None:
-    if "properties" in schema or "additionalProperties" in schema or "required" in schema:
+    if any(k in schema for k in ("properties", "additionalProperties", "required", "minProperties", "maxProperties",
+                                 "dependentRequired", "dependencies")):
         return "object"
     if "items" in schema or "prefixItems" in schema or "minItems" in schema or "maxItems" in schema:
         return "array"

@@ -61,7 +61,8 @@ def policy(params: dict) -> dict:
 
 
 def _check_exact(fmt: str, params: dict) -> None:
-    validator = jsonschema.Draft202012Validator(policy(params))
+    cls = jsonschema.Draft7Validator if "dependencies" in params else jsonschema.Draft202012Validator
+    validator = cls(policy(params))
     declared = list(policy(params).get("properties", {}))
     for args in _subsets():
         # the documented order: declared keys in properties order, then extra ones
@@ -155,3 +156,30 @@ def test_permissive_only_relaxes(fmt: str, name: str) -> None:
         if validator.is_valid(args):
             verdicts = _verdicts(fmt, params, args, permissive=True)
             assert set(verdicts.values()) == {True}, (args, verdicts)
+
+
+DEPENDENT = {
+    "forward": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "dependentRequired": {"a": ["c"]}},
+    "backward": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "dependentRequired": {"c": ["a", "b"]}},
+    "both_ways_extra": {"properties": {"a": INTS, "b": INTS}, "dependentRequired": {"a": ["b"], "b": ["a"]},
+                        "additionalProperties": True, "maxProperties": 3},
+    "draft7_dependencies": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "dependencies": {"b": ["a"]}},
+}
+
+
+@pytest.mark.parametrize("fmt", ("hermes", "qwen3_coder"))  # the member expansion is shared by the syntaxes
+@pytest.mark.parametrize("name", list(DEPENDENT))
+def test_dependent_required(fmt: str, name: str) -> None:
+    _check_exact(fmt, {"type": "object", **DEPENDENT[name]})
+
+
+def test_dependent_required_unsupported_forms() -> None:
+    for params, keyword in [
+        ({"type": "object", "properties": {"a": INTS}, "dependencies": {"a": {"required": ["b"]}}}, "dependencies"),
+        ({"type": "object", "properties": {"a": INTS}, "additionalProperties": True,
+          "dependentRequired": {"a": ["x"]}}, "dependentRequired"),
+    ]:
+        with pytest.raises(ToolgramError, match=rf"parameters\.{keyword}"):
+            compile("hermes", [tool("f", params)], dialect="lark")
+        bundle = compile("hermes", [tool("f", params)], dialect="lark", permissive=True)
+        assert bundle.relaxed == [{"path": f"$[0].function.parameters.{keyword}", "feature": keyword}]
