@@ -157,9 +157,23 @@ def build_dfa(e: Expr, grammar: Grammar | None = None) -> tuple[list[dict[int, i
     return trans, accepting, starts
 
 
-def _class(ivs: list[int], starts: list[int]) -> str:
-    from .emit.lark import _class_char  # the Lark printer's escaping
+def class_char(cp: int) -> str:
+    """One code point inside a regex character class (Python ``re`` and Lark), escaped where it must be."""
+    ch = chr(cp)
+    if ch in "\\]^-[":
+        return "\\" + ch
+    if ch == "\n":
+        return "\\n"
+    if ch == "\t":
+        return "\\t"
+    if cp < 0x20 or cp == 0x7F or 0xD800 <= cp <= 0xDFFF or cp in (0x2028, 0x2029, 0x85):
+        return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+    if ch == "/":
+        return "\\/"
+    return ch
 
+
+def _class(ivs: list[int], starts: list[int]) -> str:
     spans: list[tuple[int, int]] = []
     for iv in sorted(ivs):
         lo = starts[iv]
@@ -170,7 +184,7 @@ def _class(ivs: list[int], starts: list[int]) -> str:
             spans.append((lo, hi))
     if spans == [(0, MAXCP)]:
         return "[\\s\\S]"
-    body = "".join(_class_char(a) if a == b else f"{_class_char(a)}-{_class_char(b)}" for a, b in spans)
+    body = "".join(class_char(a) if a == b else f"{class_char(a)}-{class_char(b)}" for a, b in spans)
     return f"[{body}]"
 
 
@@ -265,7 +279,7 @@ def _union(a: str, b: str) -> str:
     return f"(?:{a}|{b})"
 
 
-__all__ = ["DfaLimit", "backtracks", "build_dfa", "dfa_regex"]
+__all__ = ["DfaLimit", "backtracks", "build_dfa", "class_char", "dfa_regex"]
 
 
 def _first(e: Expr, grammar: Grammar | None) -> Ranges | None:

@@ -37,7 +37,9 @@ HEX = Chars(((ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))))
 # llama.cpp's bounded JSON whitespace: nothing, a space, or 1-2 newlines and up to 20 indents.
 # GBNF and EBNF print it as one rule ``ws`` (issue 10: engines expand every inline copy).
 JSON_WS = named(alt(EMPTY, Lit(" "), seq(Rep(Lit("\n"), 1, 2), Rep(Chars.of(" \t"), 0, 20))), "ws")
-WS = Rep(Chars.of(" \t\n"), 0, None)  # SPEC section 1: between calls, before and after them
+WS = Rep(Chars.of(" \t\n"), 0, None)  # SPEC section 1: between calls and before them
+#: SPEC section 1: after the last call at most one newline, so every engine's matcher completes there
+END_WS = Rep(Lit("\n"), 0, 1)
 
 INT_RE = seq(opt(Lit("-")), alt(Lit("0"), seq(DIGIT19, Rep(DIGIT, 0, None))))
 FRAC = seq(Lit("."), Rep(DIGIT, 1, None))
@@ -153,9 +155,13 @@ def schema_text(schema: Any) -> str | None:
 class ValueBuilder:
     """Builds value rules for one tool's schema in ``json`` or ``python`` spelling."""
 
-    def __init__(self, grammar: Grammar, syntax: Syntax, ctx: SchemaContext, prefix: str) -> None:
+    def __init__(self, grammar: Grammar, syntax: Syntax, ctx: SchemaContext, prefix: str,
+                 whitespace: str = "canonical") -> None:
         self.g = grammar
         self.syntax = syntax
+        #: ``canonical``: punctuation spelled as ``json.dumps`` writes it (``, `` and ``: ``);
+        #: ``flexible``: llama.cpp's bounded JSON whitespace around it (SPEC section 1)
+        self.canonical = whitespace == "canonical"
         self.ctx = ctx
         self.prefix = prefix
         self._refs: dict[str, Ref] = {}
@@ -164,14 +170,17 @@ class ValueBuilder:
 
     # -- punctuation -------------------------------------------------------------------------
     def punct(self, text: str) -> Expr:
-        """``text`` with optional JSON whitespace around it, as one token (Gemma 4: none)."""
-        return _bare(text) if self.syntax == "gemma" else _punct(text)
+        """``text`` with optional JSON whitespace around it, as one token (Gemma 4: none; canonical:
+        the template's spelling, ``, `` and ``: ``)."""
+        if self.syntax == "gemma":
+            return _bare(text)
+        return _canonical(text) if self.canonical else _punct(text)
 
     def open_(self, text: str) -> Expr:
-        return _bare(text) if self.syntax == "gemma" else _open(text)
+        return _bare(text) if self.syntax == "gemma" or self.canonical else _open(text)
 
     def close_(self, text: str) -> Expr:
-        return _bare(text) if self.syntax == "gemma" else _close(text)
+        return _bare(text) if self.syntax == "gemma" or self.canonical else _close(text)
 
     # -- scalars -----------------------------------------------------------------------------
     def string(self, min_len: int = 0, max_len: int | None = None) -> Expr:
@@ -617,6 +626,12 @@ def _bare(text: str) -> Token:
 
 
 @cache
+def _canonical(text: str) -> Token:
+    """Punctuation as ``json.dumps`` and Python's ``repr`` write it: a space after ``,`` and ``:``."""
+    return Token(Lit(text + " "), "K" + _PUNCT_NAMES[text]) if text in ",:" else _bare(text)
+
+
+@cache
 def _open(text: str) -> Expr:
     return Token(seq(Lit(text), JSON_WS), "O" + _PUNCT_NAMES[text])
 
@@ -770,4 +785,4 @@ def length_bounds(schema: dict[str, Any], path: str) -> tuple[int, int | None]:
     return lo, hi
 
 
-__all__ = ["ValueBuilder", "int_range", "count", "length_bounds", "JSON_WS", "WS", "MAX_LENGTH", "MAX_ITEMS"]
+__all__ = ["ValueBuilder", "int_range", "count", "length_bounds", "JSON_WS", "WS", "END_WS", "MAX_LENGTH", "MAX_ITEMS"]

@@ -3,7 +3,7 @@
 After the assistant message (possibly empty), the model ends it with ``<|message_sep|>\\n\\n`` and
 writes ``function call<|role_sep|>\\n{"name": N, "arguments": {...}}``. The template renders only the
 first call of a message, so parallel calls are off by default. ``<|message_sep|>`` also ends every
-message: a caller that stops generation on it never sees the call (see the README). GigaChat 3.1
+message: a caller that stops generation on it never sees the call (see docs/formats.md). GigaChat 3.1
 writes ``<|function_call|>`` instead: the ``gigachat3_1`` format.
 """
 

@@ -20,9 +20,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..grammars.spec import FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, XmlCall
+from ..grammars.spec import ElementCall, FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, XmlCall
 from .diagnostics import Diagnostic
 from .readers._common import FAIL, WAIT, WS, Call, Head, Reader
+from .readers.elements import ElementReader
 from .readers.gemma import GemmaReader
 from .readers.json import JsonReader
 from .readers.named import NamedReader
@@ -43,6 +44,8 @@ def _reader(core: Scanner, spec: FormatSpec) -> Reader:
         return NamedReader(core, c)
     if isinstance(c, GemmaCall):
         return GemmaReader(core, c)
+    if isinstance(c, ElementCall):
+        return ElementReader(core, c)
     return PythonReader(core)
 
 
@@ -91,6 +94,8 @@ class Scanner:
         if sc.per_call:
             # a block without its section (lenient: a missing_scope diagnostic)
             self.openers.append((self.scope_open, "scope"))
+            if sc.joiner:  # the text between two blocks, before the next one's opening (muse-glimmer)
+                self.openers.append((sc.joiner + self.scope_open, "scope"))
             if isinstance(c, XmlCall) and c.function_open:
                 self.openers.append((c.function_open, "bare"))
             if isinstance(c, HeaderJsonCall):

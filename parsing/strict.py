@@ -23,8 +23,9 @@ from ..compiler import compile as compile_tools
 from ..compiler.emit.lark import new_lark
 from ..compiler.schema import load_tools
 from ..errors import OptionError
-from ..grammars.syntax import gemma_text
+from ..grammars.syntax import gemma_text, xml_elements
 from .diagnostics import Diagnostic
+from .element_values import convert_element_value
 from .pyliteral import unlimited_int_digits
 from .values import (
     convert_gemma_value,
@@ -126,13 +127,16 @@ def parse_strict(
     reasoning: str | None = None,
     allowed_tools: list[str] | None = None,
     max_tool_calls: int | None = None,
+    xml_values: str | None = None,
+    whitespace: str | None = None,
 ) -> dict[str, Any]:
     """Parse ``text`` with the Lark grammar of the same options; see the module docstring."""
     text = model_text(text)
     tools = tools if tools is not None else []
     bundle = _compiled(format, tools, {"tool_choice": tool_choice, "parallel_tool_calls": parallel_tool_calls,
                                        "reasoning": reasoning, "allowed_tools": allowed_tools,
-                                       "max_tool_calls": max_tool_calls})
+                                       "max_tool_calls": max_tool_calls, "xml_values": xml_values,
+                                       "whitespace": whitespace})
     if bundle.grammar is None:  # tool_choice none: no grammar, everything is content
         return _message(text, "", [], [])
     import lark
@@ -205,7 +209,11 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
             key, raw = _split_extra(src, kind, call)
         if kind == "xml":
             raw = call.read_raw(raw)  # MiniCPM5's CDATA wrapper
-        value, d = _convert(raw, props.get(key, extra), params, kind, key, start, hint)
+        if kind == "elements":  # MiniMax-M3's nested elements
+            value, d = convert_element_value(raw, props.get(key, extra), ns=call.ns, lenient=False, root=params,
+                                             name=key, offset=start, hint=hint)
+        else:
+            value, d = _convert(raw, props.get(key, extra), params, kind, key, start, hint)
         diags.extend(d)
         args[key] = value
     return args
@@ -233,14 +241,18 @@ def _split_extra(src: str, kind: str, c: Any) -> tuple[str, str]:
             return src[len(gemma_text.QUOTE):end], src[end + len(gemma_text.QUOTE) + 1:]
         key, _, value = src.partition(":")
         return key, value
+    if kind == "elements":  # ns<K>V ns</K>
+        (key, raw), = xml_elements.split(src, c.ns) or [("", src)]
+        return key, raw
     body = src[len(c.param_open):]
-    gt = c.param_name_end.rstrip(WS) or ">"
-    if c.json_name_end is not None and c.json_name_end in body and (
-            gt not in body or body.index(c.json_name_end) < body.index(gt)):
-        gt = c.json_name_end  # DSML's string="false"
+    # the key ends at the first of the texts that may follow it (DSML's string="true|false", Kimi-K3's type words)
+    found = [(body.find(e.rstrip(WS) or ">"), e) for e in c.name_ends]
+    found = [(i, e) for i, e in found if i >= 0]
+    name_end = min(found)[1] if found else c.param_name_end
+    gt = name_end.rstrip(WS) or ">"
     key, _, rest = body.partition(gt)
     end_tag = c.param_end.strip(WS)
-    pad_open = c.param_name_end[len(gt):]
+    pad_open = name_end[len(gt):]
     raw = rest[:rest.rfind(end_tag)]
     pad_close = c.param_end[:c.param_end.index(end_tag)]
     if pad_open and raw.startswith(pad_open):

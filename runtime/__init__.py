@@ -1,4 +1,6 @@
-"""Runtime: output parsers, value conversion and generation.
+"""Runtime: generation and serving (OpenVINO GenAI), chat templates, tool-format detection and the bundled model.
+
+Parsing lives in ``toolgram.parsing``; this layer uses it and is above it.
 
 ``toolgram.runtime.Generator`` (OpenVINO GenAI) is imported on first use, so parsing never
 loads OpenVINO, xgrammar or torch.

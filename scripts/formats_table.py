@@ -1,4 +1,4 @@
-"""Print the README's formats table from the format descriptions (``--check``, ``--write``: README.md).
+"""Print the formats table of docs/formats.md from the format descriptions (``--check``, ``--write``: docs/formats.md).
 
 Each row renders one call ``N(K="V")`` with the format's own renderer, so the table shows exactly
 what the grammars emit and cannot drift from the descriptions (``tests/test_readme_tables.py``).
@@ -43,13 +43,13 @@ def table() -> str:
     return "\n".join(rows)
 
 
-def readme_table(text: str) -> str:
-    """The table between the README's markers."""
+def doc_table(text: str) -> str:
+    """The table between the markers of docs/formats.md."""
     return section(text, BEGIN, END)
 
 
 def main() -> int:
-    """No argument: print the table; ``--check``: exit 1 if README.md differs; ``--write``: update README.md."""
+    """No argument: print the table; ``--check``: exit 1 if docs/formats.md differs; ``--write``: update it."""
     return run(table, BEGIN, END, sys.argv[1:])
 
 

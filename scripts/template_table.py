@@ -1,9 +1,9 @@
-"""Print the README's table of llama.cpp's template collection: each template and its format id.
+"""Print docs/formats.md's table of llama.cpp's template collection: each template and its format id.
 
 Generated from the fixture index (``tests/data/families/index.json``, written by
 ``scripts/make_family_fixtures.py``) and the implemented formats (``toolgram.grammars.FORMATS``), so it
-cannot drift (``tests/test_readme_tables.py``). ``--check``: exit 1 if README.md differs; ``--write``:
-update README.md between its markers.
+cannot drift (``tests/test_readme_tables.py``). ``--check``: exit 1 if docs/formats.md differs;
+``--write``: update docs/formats.md between its markers.
 """
 
 from __future__ import annotations
@@ -45,13 +45,13 @@ def table() -> str:
     return "\n".join(rows)
 
 
-def readme_table(text: str) -> str:
-    """The table between the README's markers."""
+def doc_table(text: str) -> str:
+    """The table between the markers of docs/formats.md."""
     return section(text, BEGIN, END)
 
 
 def main() -> int:
-    """No argument: print the table; ``--check``: exit 1 if README.md differs; ``--write``: update README.md."""
+    """No argument: print the table; ``--check``: exit 1 if docs/formats.md differs; ``--write``: update it."""
     return run(table, BEGIN, END, sys.argv[1:])
 
 

@@ -13,8 +13,8 @@ that renders tool calls, for its one-call turn and (where the family allows it) 
 4. streaming is chunk-invariant: 1-character chunks and a few seeded random chunkings give the message of the
    whole-output lenient parse.
 
-Templates whose format is not implemented yet are listed by one xfail test (the gap stays visible, nothing is
-skipped per file). Each implemented family's llama.cpp test-chat cases (``cases/<id>.json``) are parsed
+Every template's format id must be implemented (:func:`test_every_family_has_a_format`; nothing is skipped per
+file). Each implemented family's llama.cpp test-chat cases (``cases/<id>.json``) are parsed
 leniently with the case's settings.
 
 Reasoning setting (as /tmp famcheck did for the helpers): a format without reasoning tags parses with
@@ -163,12 +163,11 @@ def test_every_family_states_its_end_of_turn() -> None:
     assert not ids - set(END_OF_TURN), f"say how the end of turn is handled for {sorted(ids - set(END_OF_TURN))}"
 
 
-def test_families_not_implemented_yet() -> None:
-    """The gap, listed in one place (xfail while it is not empty)."""
-    if GAP:
-        gap = {t: INDEX[t]["format"] for t in GAP}
-        pytest.xfail(f"{len(GAP)} templates of {len(set(gap.values()))} formats not implemented yet: "
-                     + ", ".join(f"{t} ({f})" for t, f in gap.items()))
+def test_every_family_has_a_format() -> None:
+    """Every template of the collection that writes calls has an implemented format (no gap)."""
+    gap = {t: INDEX[t]["format"] for t in GAP}
+    assert not gap, f"{len(gap)} templates of {len(set(gap.values()))} formats not implemented: " + ", ".join(
+        f"{t} ({f})" for t, f in gap.items())
 
 
 # ------------------------------------------------------------------------------------------------ the turns
@@ -290,12 +289,13 @@ def _case_file(fmt: str) -> dict[str, Any]:
 
 
 #: (format id, case source) -> the documented reason toolgram reads a test-chat case differently from llama.cpp
-#: (README "Known differences"); such a case is a strict xfail, so the entry goes when the behaviour changes.
+#: (docs/parsing.md "Known differences", docs/formats.md per-family choices); such a case is a strict xfail, so
+#: the entry goes when the behaviour changes.
 CASE_DIFFERENCES: dict[tuple[str, str], str] = {
     ("gpt_oss", "tests/test-chat.cpp:6548-6549"): "a recipient other than functions.* (to=container.exec) is kept as "
-        "content; llama.cpp drops the message (README, gpt_oss: nothing is lost)",
+        "content; llama.cpp drops the message (docs/formats.md, gpt_oss: nothing is lost)",
     ("kimi_k2", "tests/test-chat.cpp:5103-5105"): "bare call blocks inside unclosed reasoning stay reasoning: only the "
-        "section opening ends <think> (README, Kimi-K2 bare blocks); llama.cpp reads two calls",
+        "section opening ends <think> (docs/formats.md, Kimi-K2 bare blocks); llama.cpp reads two calls",
 }
 
 

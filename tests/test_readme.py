@@ -1,4 +1,7 @@
-"""Every example in README.md runs as pasted (the project's rule), from the repository root.
+"""Every example in README.md and docs/*.md runs as pasted (the project's rule), from the repository root.
+
+The pages are README.md and every ``docs/*.md`` (not ``docs/_pending/``: other branches' drafts, folded into the
+pages before they are run). What is said below of "the README" holds for each page.
 
 ``sh`` blocks: each command line, without its trailing ``# comment``, runs with ``bash -c``. The lines of one
 block run in order in one temporary directory made for that block, holding a symlink to every top-level entry of
@@ -10,7 +13,7 @@ lines that start the long-running server (``toolgram serve``: its arguments are 
 parser, and the python client block runs against a server this test starts), and ``bash scripts/test.sh`` (the
 test suite itself, which would run this file again).
 
-``python`` blocks: executed in README order in one shared namespace (the first block defines ``tools``), each
+``python`` blocks: executed in page order in one namespace per page (a page's first block defines ``tools``), each
 block one test, with the repository layout as working directory. A block whose earlier blocks were not run
 (``-k``, or a deselected model block) first runs the earlier ones that need no model. The OpenAI client block uses
 ``http://127.0.0.1:8000/v1``; this test starts ``toolgram serve --port 0`` (a free port on 127.0.0.1) and rewrites
@@ -45,7 +48,17 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+
+
+def doc_pages(root: Path = ROOT) -> list[Path]:
+    """README.md, then docs/*.md in name order. Subfolders are not pages: docs/_pending/<branch>.md holds other
+    branches' drafts, which the coordinator folds into the pages (and so into this test)."""
+    docs = root / "docs"
+    return [root / "README.md", *sorted(p for p in docs.glob("*.md") if p.parent == docs)]
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
 GUARDED = [ROOT / "grammars", ROOT / "tests" / "data"]  # README commands read these and must not write there
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
 README_URL = "http://127.0.0.1:8000/v1"
@@ -55,6 +68,7 @@ TOOLGRAM = [shutil.which("toolgram") or "toolgram"]
 
 @dataclass
 class Block:
+    page: str  # README.md or docs/NAME.md
     lang: str
     line: int  # 1-based line of the opening fence
     lines: list[tuple[int, str]] = field(default_factory=list)  # (1-based line number, text)
@@ -64,24 +78,26 @@ class Block:
         return "\n".join(text for _, text in self.lines) + "\n"
 
 
-def readme_blocks() -> list[Block]:
+def page_blocks(path: Path) -> list[Block]:
     blocks: list[Block] = []
     current: Block | None = None
-    for number, text in enumerate(README.read_text(encoding="utf-8").splitlines(), 1):
+    page = rel(path)
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         fence = re.match(r"^```(\S*)\s*$", text)
         if current is None:
             if fence:
-                current = Block(fence.group(1), number)
+                current = Block(page, fence.group(1), number)
         elif fence and not fence.group(1):
             blocks.append(current)
             current = None
         else:
             current.lines.append((number, text))
-    assert current is None, f"README.md: unclosed code block at line {current.line}"
+    assert current is None, f"{page}: unclosed code block at line {current.line}"
     return blocks
 
 
-BLOCKS = readme_blocks()
+PAGES = doc_pages()
+BLOCKS = [b for page in PAGES for b in page_blocks(page)]
 
 
 def split_comment(line: str) -> tuple[str, str]:
@@ -106,6 +122,7 @@ def split_comment(line: str) -> tuple[str, str]:
 @dataclass
 class Command:
     block: int  # index in BLOCKS
+    page: str
     line: int
     command: str
     expect: int
@@ -113,8 +130,11 @@ class Command:
 
 
 def uses_model(command: str) -> bool:
-    """SmolLM2 gets loaded: generation, or a validate that reaches OpenVINO (manifests, EBNF, structural tags)."""
+    """SmolLM2 gets loaded: generation (also the benchmarks that generate), or a validate that reaches OpenVINO
+    (manifests, EBNF, structural tags)."""
     if re.search(r"\btoolgram (generate|serve)\b", command):
+        return True
+    if re.search(r"\bbenchmarks/bench_(bfcl|generate|serve|llamacpp|memory|ov_compile)\.py\b", command):
         return True
     if re.search(r"\btoolgram validate\b", command):
         dialect = re.search(r"--dialect\s+(\S+)", command)
@@ -139,7 +159,7 @@ def sh_commands() -> list[Command]:
                 skip = "starts a long-running server (its arguments are checked; the client block runs against one)"
             elif re.search(r"\bscripts/test\.sh\b", command):
                 skip = "runs the whole test suite, this file included"
-            commands.append(Command(index, number, command, int(code.group(1)) if code else 0, skip))
+            commands.append(Command(index, block.page, number, command, int(code.group(1)) if code else 0, skip))
     return commands
 
 
@@ -148,8 +168,22 @@ PY = [i for i, b in enumerate(BLOCKS) if b.lang == "python"]
 
 
 def test_readme_has_examples() -> None:
-    langs = [b.lang for b in BLOCKS]
-    assert langs.count("python") >= 5 and len([c for c in SH if not c.skip]) >= 15, langs
+    langs = [b.lang for b in BLOCKS if b.page == "README.md"]
+    assert langs.count("python") >= 5 and langs.count("sh") >= 4, langs
+    assert len([c for c in SH if not c.skip]) >= 15, [b.lang for b in BLOCKS]
+    pages = {b.page for b in BLOCKS}
+    assert {"docs/engines.md", "docs/parsing.md", "docs/validation.md"} <= pages, sorted(pages)
+
+
+def test_pending_drafts_are_not_pages(tmp_path: Path) -> None:
+    """docs/_pending/<branch>.md drafts are never collected, while a new docs/*.md page is."""
+    docs = tmp_path / "docs"
+    (docs / "_pending").mkdir(parents=True)
+    (tmp_path / "README.md").write_text("# r\n", encoding="utf-8")
+    (docs / "page.md").write_text("# p\n", encoding="utf-8")
+    (docs / "_pending" / "branch.md").write_text("```sh\nfalse\n```\n", encoding="utf-8")
+    pages = [p.relative_to(tmp_path).as_posix() for p in doc_pages(tmp_path)]
+    assert pages == ["README.md", "docs/page.md"]
 
 
 def repo_view(path: Path) -> Path:
@@ -168,7 +202,7 @@ def tree() -> set[Path]:
 @dataclass
 class Workdir:
     path: Path
-    done: set[int] = field(default_factory=set)  # README lines already run there
+    done: set[int] = field(default_factory=set)  # page lines already run there
 
 
 @pytest.fixture(scope="module")
@@ -189,17 +223,17 @@ def check_cli_args(command: str) -> None:
         pytest.fail(f"`{command}` does not parse as a toolgram command (argparse exit {exc.code})")
 
 
-def check_extras(command: str, line: int) -> None:
+def check_extras(command: str, line: str) -> None:
     """``toolgram[a,b]`` and ``-e ".[a,b]"`` name extras that pyproject.toml defines."""
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     for wanted in re.findall(r"(?:\btoolgram|\.)\[([^\]]*)\]", command):
         unknown = {e.strip() for e in wanted.split(",")} - set(extras)
-        assert not unknown, f"README.md:{line}: no extras {sorted(unknown)} in pyproject.toml"
+        assert not unknown, f"{line}: no extras {sorted(unknown)} in pyproject.toml"
 
 
 def sh_param(c: Command) -> Any:
     marks = [pytest.mark.model, pytest.mark.slow] if uses_model(c.command) and not c.skip else []
-    return pytest.param(c, id=f"L{c.line}", marks=marks)
+    return pytest.param(c, id=f"{c.page}:L{c.line}", marks=marks)
 
 
 @pytest.mark.parametrize("cmd", [sh_param(c) for c in SH])
@@ -207,9 +241,9 @@ def test_sh_line(cmd: Command, workdirs: dict[int, Workdir], tmp_path_factory: p
     if cmd.skip:  # not run, but what can be checked without running it is
         if re.match(r"\s*toolgram\s", cmd.command):
             check_cli_args(cmd.command)
-        check_extras(cmd.command, cmd.line)
+        check_extras(cmd.command, f"{cmd.page}:{cmd.line}")
         for script in re.findall(r"\bbash (\S+)", cmd.command):
-            assert (ROOT / script).is_file(), f"README.md:{cmd.line}: no {script}"
+            assert (ROOT / script).is_file(), f"{cmd.page}:{cmd.line}: no {script}"
         return
     if uses_model(cmd.command):
         pytest.importorskip("openvino_genai")
@@ -220,7 +254,7 @@ def test_sh_line(cmd: Command, workdirs: dict[int, Workdir], tmp_path_factory: p
         except ModelUnavailable as e:
             pytest.skip(str(e))
     if cmd.block not in workdirs:
-        workdirs[cmd.block] = Workdir(repo_view(tmp_path_factory.mktemp(f"readme_block_L{BLOCKS[cmd.block].line}")))
+        workdirs[cmd.block] = Workdir(repo_view(tmp_path_factory.mktemp(f"readme_block_{cmd.block}")))
     workdir = workdirs[cmd.block]
     # earlier lines of the block that were not run (deselected, -k) may write files this one reads
     for earlier in SH:
@@ -236,12 +270,12 @@ def run_line(cmd: Command, workdir: Workdir) -> None:
                           text=True, timeout=600, stdin=subprocess.DEVNULL)
     workdir.done.add(cmd.line)
     assert proc.returncode == cmd.expect, (
-        f"README.md:{cmd.line}: `{cmd.command}` exited {proc.returncode}, expected {cmd.expect}\n"
+        f"{cmd.page}:{cmd.line}: `{cmd.command}` exited {proc.returncode}, expected {cmd.expect}\n"
         f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}")
     if cmd.expect == 0 and not re.search(r"\s-o\s", cmd.command):
-        assert proc.stdout.strip(), f"README.md:{cmd.line}: `{cmd.command}` printed nothing"
+        assert proc.stdout.strip(), f"{cmd.page}:{cmd.line}: `{cmd.command}` printed nothing"
     created = tree() - before
-    assert not created, f"README.md:{cmd.line} wrote into the checkout: {sorted(map(str, created))}"
+    assert not created, f"{cmd.page}:{cmd.line} wrote into the checkout: {sorted(map(str, created))}"
 
 
 # ---------------------------------------------------------------- python blocks
@@ -260,17 +294,22 @@ class Server(ServeProcess):
 
 @dataclass
 class Session:
-    namespace: dict[str, Any] = field(default_factory=lambda: {"__name__": "__readme__"})
-    done: set[int] = field(default_factory=set)
+    """The python blocks run so far: one namespace per page, one server for every page's client blocks."""
+
     cwd: Path = ROOT
+    namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    done: set[int] = field(default_factory=set)
     server: Server | None = None
+
+    def namespace(self, page: str) -> dict[str, Any]:
+        return self.namespaces.setdefault(page, {"__name__": "__readme__"})
 
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
     s = Session(cwd=repo_view(tmp_path_factory.mktemp("readme_python")))
     yield s
-    s.namespace.clear()
+    s.namespaces.clear()
     if s.server is not None:
         s.server.stop()
 
@@ -279,18 +318,18 @@ def run_block(session: Session, index: int) -> None:
     block = BLOCKS[index]
     source = block.source
     if "OpenAI(" in source:
-        assert README_URL in source, f"README.md:{block.line}: the client block no longer uses {README_URL}"
+        assert README_URL in source, f"{block.page}:{block.line}: the client block no longer uses {README_URL}"
         if session.server is None:
             session.server = Server()
         source = source.replace(README_URL, session.server.url)
-    code = compile("\n" * block.line + source, f"README.md (block at line {block.line})", "exec")
-    exec(code, session.namespace)
+    code = compile("\n" * block.line + source, f"{block.page} (block at line {block.line})", "exec")
+    exec(code, session.namespace(block.page))
     session.done.add(index)
 
 
 def check_block(session: Session, index: int) -> None:
     """What each block's comments promise, beyond running."""
-    ns = session.namespace
+    ns = session.namespace(BLOCKS[index].page)
     source = BLOCKS[index].source
     if "bundle = toolgram.compile" in source:
         assert ns["bundle"].grammar and ns["bundle"].to_json()["grammar"] == ns["bundle"].grammar
@@ -302,6 +341,7 @@ def check_block(session: Session, index: int) -> None:
         result, toolgram = ns["result"], ns["toolgram"]
         assert result.parsed[0]["tool_calls"], result.texts
         assert result.parsed[0] == toolgram.parse("hermes", result.texts[0], ns["tools"])
+    if "inc = parser_for(" in source:
         assert ns["inc"].message["tool_calls"]
     if "toolgram.parse(" in source and "msg" in ns:
         assert ns["msg"]["tool_calls"], ns["msg"]
@@ -310,11 +350,12 @@ def check_block(session: Session, index: int) -> None:
 def py_param(index: int) -> Any:
     block = BLOCKS[index]
     marks = [pytest.mark.model, pytest.mark.slow] if py_uses_model(block.source) else []
-    return pytest.param(index, id=f"L{block.line}", marks=marks)
+    return pytest.param(index, id=f"{block.page}:L{block.line}", marks=marks)
 
 
 @pytest.mark.parametrize("index", [py_param(i) for i in PY])
 def test_python_block(index: int, session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = BLOCKS[index].page
     source = BLOCKS[index].source
     if py_uses_model(source):
         pytest.importorskip("openvino_genai")
@@ -329,7 +370,7 @@ def test_python_block(index: int, session: Session, monkeypatch: pytest.MonkeyPa
             pytest.importorskip(module)
     monkeypatch.chdir(session.cwd)
     for earlier in PY[: PY.index(index)]:
-        if earlier not in session.done and not py_uses_model(BLOCKS[earlier].source):
+        if BLOCKS[earlier].page == page and earlier not in session.done and not py_uses_model(BLOCKS[earlier].source):
             run_block(session, earlier)
     run_block(session, index)
     check_block(session, index)
@@ -341,7 +382,7 @@ def test_python_block(index: int, session: Session, monkeypatch: pytest.MonkeyPa
 YAML = [b for b in BLOCKS if b.lang in ("yaml", "yml")]
 
 
-@pytest.mark.parametrize("block", [pytest.param(b, id=f"L{b.line}") for b in YAML])
+@pytest.mark.parametrize("block", [pytest.param(b, id=f"{b.page}:L{b.line}") for b in YAML])
 def test_yaml_commands_exist(block: Block) -> None:
     commands = []
     for number, text in block.lines:
@@ -351,5 +392,5 @@ def test_yaml_commands_exist(block: Block) -> None:
             commands.append(command)
             if command.startswith("toolgram"):
                 check_cli_args(command)
-            check_extras(command, number)
-    assert any(c.startswith("toolgram ") for c in commands), f"README.md:{block.line}: no toolgram command found"
+            check_extras(command, f"{block.page}:{number}")
+    assert any(c.startswith("toolgram ") for c in commands), f"{block.page}:{block.line}: no toolgram command found"

@@ -1,4 +1,5 @@
-"""The README's formats table is generated from the format descriptions (scripts/formats_table.py)."""
+"""The generated tables of docs/formats.md (scripts/formats_table.py, scripts/template_table.py) match the format
+descriptions and the template index, and the README's list of format ids names every format once."""
 
 from __future__ import annotations
 
@@ -16,10 +17,13 @@ def _script(name: str):
     return mod
 
 
-def test_readme_formats_table_is_generated() -> None:
+FORMATS_DOC = ROOT / "docs" / "formats.md"
+
+
+def test_formats_doc_formats_table_is_generated() -> None:
     mod = _script("formats_table")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert mod.readme_table(readme) == mod.table(), "run: python scripts/formats_table.py --write"
+    doc = FORMATS_DOC.read_text(encoding="utf-8")
+    assert mod.doc_table(doc) == mod.table(), "run: python scripts/formats_table.py --write"
 
 
 def test_formats_table_lists_every_format() -> None:
@@ -30,10 +34,10 @@ def test_formats_table_lists_every_format() -> None:
         assert f"| `{fid}` |" in table
 
 
-def test_readme_templates_table_is_generated() -> None:
+def test_formats_doc_templates_table_is_generated() -> None:
     mod = _script("template_table")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert mod.readme_table(readme) == mod.table(), "run: python scripts/template_table.py --write"
+    doc = FORMATS_DOC.read_text(encoding="utf-8")
+    assert mod.doc_table(doc) == mod.table(), "run: python scripts/template_table.py --write"
 
 
 def test_templates_table_maps_every_template() -> None:
@@ -46,3 +50,19 @@ def test_templates_table_maps_every_template() -> None:
     for name in ("google-gemma-2-2b-it", "microsoft-Phi-3.5-mini-instruct", "llama-cpp-rwkv-world",
                  "HuggingFaceTB-SmolLM3-3B"):
         assert next(r for r in rows if r.startswith(f"| `{name}` |")).endswith("| none — renders no tool calls |")
+
+
+def test_readme_lists_every_format_id_once() -> None:
+    """README's ``format-ids`` list: one line per format, in the registry's order, no id twice or missing."""
+    from toolgram.grammars import FORMATS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = _script("_readme_section").section(readme, "<!-- format-ids:begin -->", "<!-- format-ids:end -->")
+    ids = [line.split("`")[1] for line in listed.splitlines()]
+    assert all(line.startswith("- `") for line in listed.splitlines()), listed
+    assert ids == list(FORMATS), "README.md's format-ids list differs from toolgram.grammars.FORMATS"
+
+
+def test_readme_is_short() -> None:
+    """The README is the newcomer's page (issue 27): the reference lives in docs/."""
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 200

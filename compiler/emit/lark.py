@@ -15,7 +15,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 from ...errors import UnsupportedSchemaError
 from ..automaton import rx_escape, until_regex
-from ..dfa import DfaLimit, backtracks, dfa_regex
+from ..dfa import DfaLimit, backtracks, class_char, dfa_regex
 from ..ir import (
     EMPTY,
     Alt,
@@ -34,21 +34,6 @@ from ..ir import (
     seq,
 )
 from .bnf import quant
-
-
-def _class_char(cp: int) -> str:
-    ch = chr(cp)
-    if ch in "\\]^-[":
-        return "\\" + ch
-    if ch == "\n":
-        return "\\n"
-    if ch == "\t":
-        return "\\t"
-    if cp < 0x20 or cp == 0x7F or 0xD800 <= cp <= 0xDFFF or cp in (0x2028, 0x2029, 0x85):
-        return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
-    if ch == "/":
-        return "\\/"
-    return ch
 
 
 def _esc(text: str) -> str:
@@ -88,7 +73,7 @@ class LarkPrinter:
             if not e.ranges:
                 return "[\\s\\S]" if e.negated else "(?!)"
             body = "".join(
-                _class_char(lo) if lo == hi else f"{_class_char(lo)}-{_class_char(hi)}" for lo, hi in e.ranges
+                class_char(lo) if lo == hi else f"{class_char(lo)}-{class_char(hi)}" for lo, hi in e.ranges
             )
             return "[" + ("^" if e.negated else "") + body + "]"
         if isinstance(e, Seq):
