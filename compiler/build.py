@@ -36,6 +36,7 @@ from ..grammars.spec import (
 from ..grammars.syntax import python_text, xml_elements
 from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
+from .keys import plain_name
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
 from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of
@@ -60,7 +61,9 @@ ECMA_SPACE = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 ENVELOPE_WS = Rep(Chars.of(ECMA_SPACE), 0, None)
-IDENT = seq(Chars(((65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90), (95, 95), (97, 122))), 0, None))
+IDENT_FIRST = Chars(((65, 90), (95, 95), (97, 122)))
+IDENT_MORE = Chars(((48, 57), (65, 90), (95, 95), (97, 122)))
+IDENT = seq(IDENT_FIRST, Rep(IDENT_MORE, 0, None))
 #: whitespace that may stand between a raw value's closing tag and the next tag (the scanner's rule)
 VALUE_GAP = " \t\n\r"
 PY_NAME = python_text.KWARG_RE
@@ -107,8 +110,9 @@ class GrammarBuilder:
 
     def _members(
         self, index: int, tool: Tool, member, extra_member
-    ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None]:
-        """(member, required) pairs for the tool's declared properties, plus the undeclared-member rule."""
+    ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None, dict[str, Any], str]:
+        """(member, required) pairs for the tool's declared properties, the undeclared-member rule, and the
+        arguments object schema and its path (its member counts: ``ValueBuilder.members_body``)."""
         ctx = self._ctx(index, tool)
         schema = arguments_object(tool.parameters, ctx)
         ctx.check_keywords(schema, ctx.path)
@@ -116,8 +120,11 @@ class GrammarBuilder:
         members = [(*member(k, sub, f"{ctx.path}.properties.{k}", ctx), k in required) for k, sub in props.items()]
         extra = None
         if extra_allowed:
-            extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",)))
-        return members, extra
+            # an extra key is none of the declared names (SPEC section 2); its value follows the
+            # additionalProperties schema
+            body = extra_member(ctx, tuple(props), None if extra_allowed is True else extra_allowed)
+            extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", body, ("extra", index), share=("extra",)))
+        return members, extra, schema, ctx.path
 
     # -- calls ------------------------------------------------------------------------------------
     def _check_name(self, name: str, path: str) -> None:
@@ -268,19 +275,31 @@ class GrammarBuilder:
                         lead = alt(lead, as_json)
             return lead, seq(arg, raw_end if is_raw else Lit(c.param_end))
 
-        def extra_member(ctx: SchemaContext) -> Expr:
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None) -> Expr:
             # a quoted name ends at the quote; DSML's string="true|false" may follow it
             name = Token(XML_QNAME, "XMLQNAME") if c.quoted_key else Token(XML_NAME, "XMLNAME")
-            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in c.name_ends)), raw(), raw_end)
+            if declared:
+                chars = XML_QNAME.item if c.quoted_key else XML_NAME.item
+                name = Token(plain_name(tuple(sorted(declared)), chars, chars), name.kind)
+            ends = c.name_ends
+            if ap is None:
+                return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), raw(), raw_end)
+            value = value_of(ap, f"{ctx.path}.additionalProperties", ctx)
+            is_raw = isinstance(value, Token) and value.kind == "RAW"
+            if c.json_name_end is not None:
+                kind = _xml_kind(ap, ctx, ctx.path)
+                ends = (c.json_name_end,) if kind == "json" else ends
+            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), value,
+                       raw_end if is_raw else Lit(c.param_end))
 
         def params() -> Expr:
             if not tool.strict:
                 extra = self.g.tagged(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), ("extra", index),
                                       share=("extra",))
                 return Rep(extra, 0, None)
-            members, extra = self._members(index, tool, member, extra_member)
+            members, extra, schema, where = self._members(index, tool, member, extra_member)
             vb = self._values("json", self._ctx(index, tool), index)
-            return vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
+            return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}")
 
         return seq(head, self._params_once(tool, "xml", params), Lit(c.function_end))
 
@@ -337,9 +356,16 @@ class GrammarBuilder:
                 check_key(k, f"{path}.properties")
                 v = value_of(sub, f"{path}.properties.{k}", ctx, depth + 1)
                 members.append((Lit(f"{ns}<{k}>"), seq(v, Lit(f"{ns}</{k}>")), k in required))
-            extra = (EMPTY, any_member()) if extra_allowed else None
+            if extra_allowed is False:
+                extra = None
+            else:
+                ap = None if extra_allowed is True else value_of(extra_allowed, f"{path}.additionalProperties", ctx,
+                                                                  depth + 1)
+                extra = (EMPTY, any_member(tuple(props), ap))
             vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
-            return vb.object_body(members, EMPTY, extra, f"obj-{tool.name}")
+            if not isinstance(schema, dict):
+                return vb.object_body(members, EMPTY, extra, f"obj-{tool.name}")
+            return vb.members_body(schema, path, members, EMPTY, extra, f"obj-{tool.name}")
 
         def array_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
             if not isinstance(schema, dict):
@@ -364,9 +390,15 @@ class GrammarBuilder:
                 self.g.rules[name] = alt(raw, Rep(el, 1, None))
             return any_ref[0]
 
-        def any_member() -> Expr:
-            # an undeclared member: any element name, any value
-            return seq(Lit(ns + "<"), ename, Lit(">"), any_value(), Lit(ns + "</"), ename, Lit(">"))
+        def any_member(declared: tuple[str, ...] = (), value: Expr | None = None) -> Expr:
+            # an undeclared member: an element name that is none of the declared ones, any value (or the
+            # additionalProperties schema's)
+            name = ename
+            if declared:
+                chars = ename.expr.item
+                name = Token(plain_name(tuple(sorted(declared)), chars, chars), "ENAME")
+            value = any_value() if value is None else value
+            return seq(Lit(ns + "<"), name, Lit(">"), value, Lit(ns + "</"), ename, Lit(">"))
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
             check_key(key, path.rsplit(".properties.", 1)[0] + ".properties")
@@ -374,16 +406,17 @@ class GrammarBuilder:
             arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             return Lit(f"{ns}<{key}>"), seq(arg, Lit(f"{ns}</{key}>"))
 
-        def extra_member(ctx: SchemaContext) -> Expr:
-            return any_member()
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None) -> Expr:
+            value = None if ap is None else value_of(ap, f"{ctx.path}.additionalProperties", ctx)
+            return any_member(declared, value)
 
         def params() -> Expr:
             if not tool.strict:
                 extra = self.g.tagged(f"extra-{tool.name}", any_member(), ("extra", index), share=("extra",))
                 return Rep(extra, 0, None)
-            members, extra = self._members(index, tool, member, extra_member)
+            members, extra, schema, where = self._members(index, tool, member, extra_member)
             vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
-            return vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
+            return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}")
 
         return seq(Lit(tool.name + c.name_end), self._params_once(tool, "elements", params))
 
@@ -472,23 +505,25 @@ class GrammarBuilder:
             arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             return Lit(key + key_sep), arg
 
-        def extra_member(ctx: SchemaContext) -> Expr:
-            return seq(extra_key(vb), vb.any_value())
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None) -> Expr:
+            if ap is None:
+                return seq(extra_key(vb, declared), vb.any_value())
+            return seq(extra_key(vb, declared), vb.value(ap, f"{ctx.path}.additionalProperties", f"t{index}-extra"))
 
         if not tool.strict:
             extra = self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",))
             return vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
-        members, extra_rule = self._members(index, tool, member, extra_member)
-        return vb.object_body(members, comma, extra_rule, f"params-{tool.name}")
+        members, extra_rule, schema, where = self._members(index, tool, member, extra_member)
+        return vb.members_body(schema, where, members, comma, extra_rule, f"params-{tool.name}")
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
-        args = self._keyword_args(index, tool, "python", "=", lambda vb: seq(Token(IDENT, "IDENT"), Lit("=")))
+        args = self._keyword_args(index, tool, "python", "=", _python_key)
         pad = EMPTY if self.opts.whitespace == "canonical" else JSON_WS
         return seq(Token(seq(Lit(tool.name + "("), pad), "CALLOPEN"), args, Token(seq(pad, Lit(")")), "CALLCLOSE"))
 
     def _gemma_call(self, index: int, tool: Tool, c: GemmaCall) -> Expr:
         """``call:N{k:v,...}``: declared members in schema order, Gemma 4 values, no whitespace."""
-        args = self._keyword_args(index, tool, "gemma", ":", lambda vb: vb.any_key())
+        args = self._keyword_args(index, tool, "gemma", ":", lambda vb, declared=(): vb.any_key(declared))
         return seq(Lit(c.head + tool.name + c.open), args, Lit(c.close))
 
     # -- scopes -----------------------------------------------------------------------------------
@@ -641,6 +676,13 @@ _CALL_GRAMMARS = {
     GemmaCall: GrammarBuilder._gemma_call,
     ElementCall: GrammarBuilder._element_call,
 }
+
+
+def _python_key(vb: ValueBuilder, declared: tuple[str, ...] = ()) -> Expr:
+    """An undeclared keyword argument's name and ``=``: an identifier that is none of ``declared``."""
+    if not declared:
+        return seq(Token(IDENT, "IDENT"), Lit("="))
+    return seq(Token(plain_name(tuple(sorted(declared)), IDENT_FIRST, IDENT_MORE), "IDENT"), Lit("="))
 
 
 def _string_choices(schema: dict[str, Any], path: str) -> list[str]:

@@ -9,83 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import SchemaError, UnsupportedSchemaError
+from .keywords import with_status
 
-# Keywords that only annotate; they never change what is valid.
-ANNOTATIONS = frozenset(
-    {
-        "description",
-        "title",
-        "default",
-        "examples",
-        "example",
-        "$schema",
-        "$id",
-        "$comment",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "contentMediaType",
-        "contentEncoding",
-        "$defs",
-        "definitions",
-        "strict",
-        "x-order",
-    }
-)
-# Keywords the grammar builder enforces.
-ENFORCED = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "$ref",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "prefixItems",
-        "minItems",
-        "maxItems",
-        "minLength",
-        "maxLength",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "nullable",
-        "pattern",
-        "format",
-        "not",
-    }
-)
-# Keywords that constrain values but cannot be enforced in a grammar here.
-UNSUPPORTED = frozenset(
-    {
-        "patternProperties",
-        "propertyNames",
-        "dependencies",
-        "dependentRequired",
-        "dependentSchemas",
-        "if",
-        "then",
-        "else",
-        "uniqueItems",
-        "contains",
-        "minContains",
-        "maxContains",
-        "multipleOf",
-        "minProperties",
-        "maxProperties",
-        "unevaluatedProperties",
-        "unevaluatedItems",
-        "additionalItems",
-        "$dynamicRef",
-        "$anchor",
-    }
-)
+# Keywords by what toolgram does with them: the one registry is :mod:`.keywords`.
+ANNOTATIONS = with_status("annotation")
+ENFORCED = with_status("enforced")
+UNSUPPORTED = with_status("unsupported")
 TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
 #: Non-standard type names seen in tool schemas and the JSON Schema type each means (vLLM's reading,
 #: FORMATS.md section 0.4): the parsers type values by it; the compiler names it in its error.
@@ -263,6 +192,9 @@ class SchemaContext:
                 continue  # draft 7's tuple form: the array rule enforces it
             if key in UNSUPPORTED:
                 self.unsupported(key, path)
+            elif key == "dependencies" and isinstance(schema[key], dict) and any(
+                    not isinstance(v, list) for v in schema[key].values()):
+                self.unsupported(key, path)  # the schema form (the array form is dependentRequired)
         t = schema.get("type")
         for one in t if isinstance(t, list) else ([t] if t is not None else []):
             if one not in TYPES:
@@ -465,7 +397,7 @@ def load_tools(tools: Any) -> list[Tool]:
             raise SchemaError("parameters must be a JSON schema object", f"{path}.parameters")
         check_document(params, f"{path}.parameters")
         ptype = params.get("type", "object")
-        if ptype != "object" and "$ref" not in params:
+        if ptype not in ("object", ["object"]) and "$ref" not in params:
             raise SchemaError(f"parameters must have type 'object', got {ptype!r}", f"{path}.parameters.type")
         strict = fn.get("strict", item.get("strict", True))
         out.append(

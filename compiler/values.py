@@ -17,6 +17,7 @@ from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
 from .formats import format_pattern
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
+from .keys import gemma_quoted_body, json_key_body, plain_name, python_key_body
 from .regex import json_char, pattern_to_ir, python_char, raw_char
 from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, type_hint
 
@@ -29,6 +30,8 @@ MAX_LENGTH = 1_000
 MAX_ITEMS = 100
 #: Most multiples an integer ``multipleOf`` with bounds spells out.
 MAX_MULTIPLES = 1_000
+#: Most member states of one object (``minProperties``/``maxProperties``/``dependentRequired`` expansion).
+MAX_OBJECT_STATES = 4000
 #: Most decimal digits of an integer ``minimum``/``maximum`` (the range rules grow with the digits).
 MAX_INT_DIGITS = 40
 
@@ -67,7 +70,8 @@ _QUOTE_NAMES = {"'": "sq", '"': "dq"}
 #: what a bare Gemma 4 key may not be or hold (for error messages)
 GEMMA_KEY_RULE = "empty, whitespace, a control character, ':', ',', a bracket, a quote, '<' or '>'"
 #: a bare Gemma 4 key and its colon (undeclared members, any-value objects)
-GEMMA_ANYKEY = Token(seq(alt(Rep(Chars.of(gemma_text.KEY_EXCLUDED, negated=True), 1, None),
+GEMMA_KEY_CHAR = Chars.of(gemma_text.KEY_EXCLUDED, negated=True)
+GEMMA_ANYKEY = Token(seq(alt(Rep(GEMMA_KEY_CHAR, 1, None),
                             seq(Lit(gemma_text.QUOTE), Until((gemma_text.QUOTE,)), Lit(gemma_text.QUOTE))),
                         Lit(":")), "ANYKEY")
 
@@ -350,11 +354,23 @@ class ValueBuilder:
     def key(self, name: str) -> Expr:
         return Lit(name) if self.syntax == "gemma" else self.literal(name)
 
-    def any_key(self) -> Expr:
-        """An undeclared member's key and its colon, as one token."""
+    def any_key(self, excluding: tuple[str, ...] = ()) -> Expr:
+        """An undeclared member's key and its colon, as one token; a key is none of the declared
+        names ``excluding``, in any spelling (SPEC section 2; :mod:`.keys`)."""
+        if not excluding:
+            if self.syntax == "gemma":
+                return GEMMA_ANYKEY
+            return Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY")
+        names = tuple(sorted(set(excluding)))
         if self.syntax == "gemma":
-            return GEMMA_ANYKEY
-        return Token(seq(self.string().expr, self.punct(":").expr), "ANYKEY")
+            q = Lit(gemma_text.QUOTE)
+            bare = plain_name(names, GEMMA_KEY_CHAR, GEMMA_KEY_CHAR)
+            return Token(seq(alt(bare, seq(q, gemma_quoted_body(names), q)), Lit(":")), "ANYKEY")
+        if self.syntax == "json":
+            key = seq(Lit('"'), json_key_body(names), Lit('"'))
+        else:
+            key = alt(*(seq(Lit(q), python_key_body(names, q), Lit(q)) for q in "'\""))
+        return Token(seq(key, self.punct(":").expr), "ANYKEY")
 
     def object_body(
         self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None, hint: str
@@ -390,6 +406,84 @@ class ValueBuilder:
             return EMPTY
         return m_next if required_after[0] else opt(m_next)
 
+    def counted_body(self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None,
+                     hint: str, lo: int, hi: int | None,
+                     deps: dict[int, frozenset[int]] | None = None) -> Expr | None:
+        """:meth:`object_body` with between ``lo`` and ``hi`` members (``minProperties``/``maxProperties``) and
+        ``deps`` (member index -> the members it requires: ``dependentRequired``); None when nothing fits.
+
+        ``M(k, s)``: the next member at index ``k`` or later (or an extra one) in state ``s``; ``C(k, s)``: the
+        end (when allowed) or ``sep`` and ``M(k, s)``.  The state is the count so far (it stops at ``lo`` when
+        ``hi`` is None), the later members a written one requires, and the later members that may not be
+        written because a member they require was left out.  Extra members repeat as the count allows."""
+        deps = deps or {}
+        n = len(members)
+        cap = hi if hi is not None else lo
+        required_after = [False] * (n + 1)
+        for k in range(n - 1, -1, -1):
+            required_after[k] = members[k][2] or required_after[k + 1]
+        needed_by = {j: frozenset(a for a, ds in deps.items() if j in ds) for j in range(n)}
+        State = tuple[int, frozenset[int], frozenset[int]]
+        memo_m: dict[tuple[int, State], Expr | None] = {}
+        memo_c: dict[tuple[int, State], Expr | None] = {}
+
+        def bump(c: int) -> int | None:
+            if hi is not None:
+                return c + 1 if c + 1 <= hi else None
+            return min(c + 1, cap)
+
+        def guard() -> None:
+            if len(memo_m) + len(memo_c) > MAX_OBJECT_STATES:
+                raise UnsupportedSchemaError(f"more than {MAX_OBJECT_STATES} member states (minProperties, "
+                                             "maxProperties, dependentRequired)", hint)
+
+        def m(k: int, st: State) -> Expr | None:
+            if (k, st) in memo_m:
+                return memo_m[k, st]
+            guard()
+            c, req, forb = st
+            parts: list[Expr] = []
+            if k == n:
+                c1 = bump(c)
+                if extra is not None and c1 is not None:
+                    more_lo = max(lo - c1, 0)
+                    more_hi = None if hi is None else hi - c1
+                    parts.append(seq(*extra, Rep(seq(sep, *extra), more_lo, more_hi)))
+            else:
+                lead, rest, required = members[k]
+                c1 = bump(c)
+                if c1 is not None and k not in forb:
+                    after = c_(k + 1, (c1, (req - {k}) | {j for j in deps.get(k, ()) if j > k}, forb))
+                    if after is not None:
+                        parts.append(seq(lead, rest, after))
+                if not required and k not in req:
+                    skip = m(k + 1, (c, req, forb | {a for a in needed_by[k] if a > k}))
+                    if skip is not None:
+                        parts.append(skip)
+            out = self.g.shared(f"{hint}-m", alt(*parts)) if parts else None
+            memo_m[k, st] = out
+            return out
+
+        def c_(k: int, st: State) -> Expr | None:
+            if (k, st) in memo_c:
+                return memo_c[k, st]
+            guard()
+            nxt = m(k, st)
+            more = seq(sep, nxt) if nxt is not None else None
+            can_end = not required_after[k] and st[0] >= lo and not st[1]
+            if more is None:
+                out = EMPTY if can_end else None
+            else:
+                out = self.g.shared(f"{hint}-c", opt(more) if can_end else more)
+            memo_c[k, st] = out
+            return out
+
+        start: State = (0, frozenset(), frozenset())
+        first = m(0, start)
+        if lo == 0 and not required_after[0]:
+            return EMPTY if first is None else opt(first)
+        return first
+
     def obj(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         props, required, _ = object_shape(schema, self.ctx, path)
         extra = self._additional(schema, path, hint)
@@ -400,17 +494,64 @@ class ValueBuilder:
                                   f"{path}.properties")
             v = self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}")
             members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in required))
-        extra_member = (self.any_key(), extra) if extra is not None else None
-        body = self.object_body(members, self.punct(","), extra_member, hint)
+        extra_member = (self.any_key(tuple(props)), extra) if extra is not None else None
+        body = self.members_body(schema, path, members, self.punct(","), extra_member, hint)
         return seq(self.open_("{"), body, self.close_("}"))
 
+    def members_body(self, schema: dict[str, Any], path: str, members: list[tuple[Expr, Expr, bool]], sep: Expr,
+                     extra: tuple[Expr, Expr] | None, hint: str) -> Expr:
+        """:meth:`object_body`, or :meth:`counted_body` under ``minProperties``/``maxProperties`` or
+        ``dependentRequired`` (``dependencies`` in its array form)."""
+        lo = count(schema, "minProperties", path, MAX_ITEMS)
+        hi = count(schema, "maxProperties", path, MAX_ITEMS)
+        deps = self._dependencies(schema, path)
+        if lo is None and hi is None and not deps:
+            return self.object_body(members, sep, extra, hint)
+        lo = lo or 0
+        if hi is not None and hi < lo:
+            raise SchemaError("maxProperties is smaller than minProperties", f"{path}.maxProperties")
+        body = self.counted_body(members, sep, extra, hint, lo, hi, deps)
+        if body is None:
+            where = "minProperties" if lo else "maxProperties" if hi is not None else "dependentRequired"
+            raise SchemaError("no object has the members minProperties, maxProperties, required and "
+                              "dependentRequired ask for", f"{path}.{where}")
+        return body
+
+    def _dependencies(self, schema: dict[str, Any], path: str) -> dict[int, frozenset[int]]:
+        """``dependentRequired`` (and ``dependencies`` in its array form) as member indices; a name that is not
+        a member (not declared nor required) is unsupported."""
+        names = list(object_shape(schema, self.ctx, path)[0])
+        out: dict[int, frozenset[int]] = {}
+        for key in ("dependentRequired", "dependencies"):
+            spec = schema.get(key)
+            if spec is None:
+                continue
+            if not isinstance(spec, dict):
+                raise SchemaError(f"{key} must be an object", f"{path}.{key}")
+            extras = object_shape(schema, self.ctx, path)[2] is not False
+            for trigger, needs in spec.items():
+                where = f"{path}.{key}.{trigger}"
+                if key == "dependencies" and isinstance(needs, (dict, bool)):
+                    continue  # the schema form: unsupported (SchemaContext.check_keywords)
+                if not isinstance(needs, list) or not all(isinstance(x, str) for x in needs):
+                    raise SchemaError(f"{key} values must be arrays of property names", where)
+                if trigger not in names and not extras:
+                    continue  # a key that cannot appear requires nothing
+                if trigger not in names or any(x not in names for x in needs):
+                    # an extra key as the trigger or a requirement: not counted member by member
+                    self.ctx.unsupported(key, path)
+                    continue
+                out[names.index(trigger)] = out.get(names.index(trigger), frozenset()) | {names.index(x)
+                                                                                           for x in needs}
+        return out
+
     def _additional(self, schema: dict[str, Any], path: str, hint: str) -> Expr | None:
-        if not object_shape(schema, self.ctx, path)[2]:
+        extra = object_shape(schema, self.ctx, path)[2]
+        if extra is False:
             return None
-        ap = schema.get("additionalProperties")
-        if ap is None or ap is True or ap == {}:
+        if extra is True:
             return self.any_value()
-        return self.value(ap, f"{path}.additionalProperties", f"{hint}-extra")
+        return self.value(extra, f"{path}.additionalProperties", f"{hint}-extra")
 
     def array(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         prefix = schema.get("prefixItems") or []
@@ -893,13 +1034,22 @@ def admits_not(neg: dict[str, Any], v: Any) -> bool:
     return admits({"type": neg["type"]} if "type" in neg else {}, v)
 
 
-def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple[dict[str, Any], set[str], bool]:
-    """``(properties, required names, whether undeclared keys are allowed)`` of an object schema.
+#: Keywords that may admit keys beyond ``properties`` when ``additionalProperties`` is absent (JSON
+#: Schema's default: any extra key); relaxing one (``--permissive``) must then admit any extra key.
+_KEY_ADMITTING = ("dependentSchemas", "dependencies", "if", "then", "else", "unevaluatedProperties")
+
+
+def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple[dict[str, Any], set[str], Any]:
+    """``(properties, required names, extra)`` of an object schema; ``extra`` is ``False`` (no
+    undeclared keys), ``True`` (any key, any value) or the non-empty schema of an undeclared key's value.
 
     ``additionalProperties`` absent means no extra keys (SPEC) -- except an object with no
-    ``properties`` at all, which llama.cpp and OpenAI read as "any object".  A required name
-    that is not declared cannot be enforced: a :class:`SchemaError` when no extra key may carry
-    it, otherwise unsupported (rejected unless permissive).
+    ``properties`` at all, which llama.cpp and OpenAI read as "any object".  A required name that
+    ``properties`` does not declare is a member with any value (the ``additionalProperties`` schema
+    when there is one), after the declared ones; with ``additionalProperties: false`` no object is
+    valid: a :class:`SchemaError`.  Under ``--permissive`` a relaxed keyword never narrows: a relaxed
+    ``patternProperties`` admits any extra key and value, and so do relaxed keywords that could
+    admit keys (:data:`_KEY_ADMITTING`) when ``additionalProperties`` is absent.
     """
     props = schema.get("properties")
     if props is None:
@@ -915,16 +1065,25 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
     ap = schema.get("additionalProperties")
     if ap is not None and not isinstance(ap, (bool, dict)):
         raise SchemaError("additionalProperties must be a boolean or a schema", f"{path}.additionalProperties")
-    extra = ap not in (None, False) or (ap is None and "properties" not in schema)
-    for name in sorted(required - set(props)):
-        if not extra:
-            raise SchemaError(f"required property {name!r} is not in properties", f"{path}.required")
-        ctx.unsupported("required", path)
+    extra: Any = ap not in (None, False) or (ap is None and "properties" not in schema)
+    if isinstance(ap, dict) and ap:
+        extra = ap
+    if ctx.permissive and ("patternProperties" in schema
+                           or (ap is None and any(k in schema for k in _KEY_ADMITTING))):
+        extra = True
+    undeclared = [name for name in dict.fromkeys(req) if name not in props]
+    if undeclared:
+        if ap is False:
+            raise SchemaError(f"required property {undeclared[0]!r} is not in properties and "
+                              "additionalProperties is false: no object is valid", f"{path}.required")
+        value = ap if isinstance(ap, dict) and "patternProperties" not in schema else {}
+        props = {**props, **{name: value for name in undeclared}}
     return props, required, extra
 
 
 def _infer_type(schema: dict[str, Any]) -> str | None:
-    if "properties" in schema or "additionalProperties" in schema or "required" in schema:
+    if any(k in schema for k in ("properties", "additionalProperties", "required", "minProperties", "maxProperties",
+                                 "dependentRequired", "dependencies")):
         return "object"
     if "items" in schema or "prefixItems" in schema or "minItems" in schema or "maxItems" in schema:
         return "array"

@@ -1,0 +1,115 @@
+"""Schema compile benchmark (a script, not a test): ``python benchmarks/bench_schema.py [--quick] [--repeat N]``.
+
+Grammar-text build time (``toolgram.compile``, one tool whose ``parameters`` is the schema, hermes, each
+dialect) per schema, p50 and p90 over a corpus: every object schema of the vendored JSON-Schema-Test-Suite
+(tests/data/json-schema-test-suite, draft 2020-12) that compiles, and realistic MCP/OpenAPI-style tool schemas
+written here (:data:`REALISTIC`).  Issue 22's target: p90 <= 10 ms per schema for the grammar text.  Schemas
+that do not compile are counted, not timed.  Strict mode (no ``--permissive``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import machine_footer, machine_header
+from toolgram.compiler.bundle import compile
+
+from toolgram.errors import ToolgramError
+
+SUITE = Path(__file__).resolve().parents[1] / "tests" / "data" / "json-schema-test-suite" / "draft2020-12"
+
+_STR = {"type": "string"}
+_INT = {"type": "integer"}
+REALISTIC: dict[str, dict[str, Any]] = {
+    "mcp_filesystem_edit": {"type": "object", "properties": {
+        "path": _STR, "edits": {"type": "array", "items": {"type": "object", "properties": {
+            "oldText": _STR, "newText": _STR}, "required": ["oldText", "newText"], "additionalProperties": False}},
+        "dryRun": {"type": "boolean", "default": False}}, "required": ["path", "edits"],
+        "additionalProperties": False, "$schema": "http://json-schema.org/draft-07/schema#"},
+    "mcp_github_create_issue": {"type": "object", "properties": {
+        "owner": _STR, "repo": _STR, "title": _STR, "body": _STR,
+        "assignees": {"type": "array", "items": _STR}, "labels": {"type": "array", "items": _STR},
+        "milestone": {"type": "integer", "minimum": 1}}, "required": ["owner", "repo", "title"]},
+    "openapi_search": {"type": "object", "properties": {
+        "q": {"type": "string", "minLength": 1, "maxLength": 256},
+        "sort": {"type": "string", "enum": ["relevance", "date", "stars"]},
+        "order": {"enum": ["asc", "desc"]}, "per_page": {"type": "integer", "minimum": 1, "maximum": 100},
+        "page": {"type": "integer", "minimum": 1}, "filters": {"type": "object", "additionalProperties": _STR,
+                                                               "maxProperties": 8}},
+        "required": ["q"]},
+    "openapi_refs": {"type": "object", "$defs": {
+        "Address": {"type": "object", "properties": {"street": _STR, "city": _STR, "zip": {
+            "type": "string", "pattern": "^[0-9]{5}(-[0-9]{4})?$"}}, "required": ["city"]},
+        "Person": {"type": "object", "properties": {"name": _STR, "age": {"type": "integer", "minimum": 0},
+                                                    "address": {"$ref": "#/$defs/Address"}}}},
+        "properties": {"customer": {"$ref": "#/$defs/Person"}, "shipping": {"$ref": "#/$defs/Address"},
+                       "notes": {"type": ["string", "null"]}}, "required": ["customer"]},
+    "k8s_like_labels": {"type": "object", "properties": {
+        "name": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "description": "DNS label"},
+        "labels": {"type": "object", "additionalProperties": _STR},
+        "replicas": {"type": "integer", "minimum": 0, "maximum": 1000},
+        "ports": {"type": "array", "items": {"type": "object", "properties": {
+            "containerPort": _INT, "protocol": {"enum": ["TCP", "UDP", "SCTP"]}}, "required": ["containerPort"]},
+            "maxItems": 16}},
+        "required": ["name"], "additionalProperties": True, "minProperties": 1},
+    "config_with_extras": {"type": "object", "properties": {"mode": {"const": "fast"}, "level": _INT},
+                           "required": ["mode", "token"], "additionalProperties": {"type": ["integer", "boolean"]}},
+}
+
+
+def corpus() -> dict[str, dict[str, Any]]:
+    out = dict(REALISTIC)
+    for f in sorted(SUITE.glob("*.json")):
+        for i, group in enumerate(json.loads(f.read_text(encoding="utf-8"))):
+            schema = group["schema"]
+            if isinstance(schema, dict) and schema.get("type", "object") in ("object", ["object"]):
+                out[f"suite/{f.stem}/{i}"] = schema
+    return out
+
+
+def percentile(xs: list[float], q: float) -> float:
+    return statistics.quantiles(xs, n=100, method="inclusive")[int(q) - 1] if len(xs) > 1 else xs[0]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="realistic schemas and every 10th suite schema, 1 repeat")
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    schemas = corpus()
+    if args.quick:
+        names = list(schemas)
+        schemas = {k: schemas[k] for i, k in enumerate(names) if k in REALISTIC or i % 10 == 0}
+    repeat = 1 if args.quick else args.repeat
+    machine_header("bench_schema: grammar text build time per schema (hermes, one tool)",
+                   f"{len(schemas)} schemas, best of {repeat} per schema")
+    print(f"{'dialect':<16}{'compiled':>10}{'refused':>10}{'p50 ms':>10}{'p90 ms':>10}{'max ms':>10}  slowest")
+    for dialect in ("gbnf", "ebnf", "lark", "structural-tag"):
+        times: dict[str, float] = {}
+        refused = 0
+        for name, schema in schemas.items():
+            tools = [{"type": "function", "function": {"name": "f", "parameters": schema}}]
+            best = float("inf")
+            try:
+                for _ in range(repeat):
+                    t0 = time.perf_counter()
+                    compile("hermes", tools, dialect=dialect, tool_choice="required")
+                    best = min(best, time.perf_counter() - t0)
+            except ToolgramError:
+                refused += 1
+                continue
+            times[name] = best * 1000
+        xs = sorted(times.values())
+        slowest = max(times, key=times.get) if times else "-"
+        print(f"{dialect:<16}{len(xs):>10}{refused:>10}{percentile(xs, 50):>10.2f}{percentile(xs, 90):>10.2f}"
+              f"{xs[-1]:>10.2f}  {slowest}")
+    machine_footer()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+"""Undeclared-key rules: the text of an extra member's key, excluding the declared names (SPEC section 2).
+
+An object whose ``additionalProperties`` allows extra keys still gives each declared key its own
+schema, so an extra key is never a declared name, in any spelling the syntax has: ``"a"``,
+``"\\u0061"`` and ``"\\u0041"``-with-the-right-case are all the key ``a`` in JSON, ``'a'``, ``"a"``,
+``'\\x61'`` in Python.  The rule is built from the trie of the declared names (its complement):
+at each node, a character that leads out of the trie followed by any text, or a character of the
+trie followed by the complement below it, or (when the node is not a name) the end.  The result
+is plain regular IR (:mod:`.ir`), so every dialect prints it and the strict parser (Lark) reads the
+same language.
+
+One narrowing, documented: in JSON a declared name holding a character outside the BMP excludes,
+at that position, every ``\\uD8xx`` escape with that character's high surrogate (also ones that
+pair with another low surrogate): such an extra key must write that character raw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+from ..grammars.syntax import gemma_text, json_text, python_text
+from .ir import EMPTY, Chars, Expr, Lit, Rep, Until, alt, opt, seq
+
+Trie = dict  # char -> Trie; the key "" marks a complete name (characters are never "")
+HEXDIGITS = "0123456789abcdef"
+_HEX = Chars(((48, 57), (65, 70), (97, 102)))
+
+
+def _trie(names: Iterable[str]) -> Trie:
+    root: Trie = {}
+    for name in names:
+        node = root
+        for ch in name:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return root
+
+
+def complement(names: Iterable[str], one: Callable[[frozenset[str], int], Expr], spell: Callable[[str], Expr],
+               rest: Callable[[int], Expr], min_len: int = 0) -> Expr:
+    """Texts (as sequences of spelled characters) whose decoded value is none of ``names``.
+
+    ``one(C, depth)``: one character (any spelling) not in ``C`` at ``depth``; ``spell(c)``: every
+    spelling of ``c``; ``rest(depth)``: any text from ``depth`` on; ``min_len``: fewest characters."""
+
+    def below(node: Trie, depth: int) -> Expr:
+        kids = frozenset(k for k in node if k)
+        parts: list[Expr] = [seq(one(kids, depth), rest(depth + 1))]
+        parts += [seq(spell(ch), below(node[ch], depth + 1)) for ch in sorted(kids)]
+        body = alt(*parts)
+        return opt(body) if "" not in node and depth >= min_len else body
+
+    return below(_trie(names), 0)
+
+
+def _chars_not(base: Chars, excluded: Iterable[str]) -> Chars:
+    """``base`` (a negated or plain class) without the characters ``excluded``."""
+    cps = sorted({ord(c) for c in excluded})
+    if base.negated:
+        return Chars(tuple(sorted(set(base.ranges) | {(c, c) for c in cps})), negated=True)
+    out: list[tuple[int, int]] = []
+    for lo, hi in base.ranges:
+        cur = lo
+        for c in cps:
+            if cur <= c <= hi:
+                if c > cur:
+                    out.append((cur, c - 1))
+                cur = c + 1
+        if cur <= hi:
+            out.append((cur, hi))
+    return Chars(tuple(out))
+
+
+def _hex_digit(d: str) -> Expr:
+    return Lit(d) if d.isdigit() else Chars.of(d + d.upper())
+
+
+def hex_equal(value: int, digits: int) -> Expr:
+    """``value`` in exactly ``digits`` hex digits, either letter case."""
+    return seq(*(_hex_digit(d) for d in f"{value:0{digits}x}"))
+
+
+def hex_not(values: Iterable[int], digits: int) -> Expr:
+    """Any ``digits`` hex digits (either case) spelling none of ``values``."""
+    words = {f"{v:0{digits}x}" for v in values if 0 <= v < 16**digits}
+    if not words:
+        return Rep(_HEX, digits, digits)
+
+    def below(prefix: str) -> Expr | None:
+        left = digits - len(prefix)
+        kids = sorted({w[len(prefix)] for w in words if w.startswith(prefix)})
+        others = "".join(d for d in HEXDIGITS if d not in kids)
+        parts: list[Expr] = []
+        if others:
+            parts.append(seq(Chars.of(others + others.upper()), Rep(_HEX, left - 1, left - 1)))
+        for d in kids:
+            sub = below(prefix + d) if left > 1 else None
+            if sub is not None:
+                parts.append(seq(_hex_digit(d), sub))
+        return alt(*parts) if parts else None
+
+    return below("") or _NEVER
+
+
+_NEVER = Chars(())  # matches nothing (left out of an alternation by the callers)
+
+
+class _Escaped:
+    """A quoted string syntax with backslash escapes (JSON, a Python quote style)."""
+
+    def __init__(self, must_escape: Chars, single: dict[str, str], hexes: dict[str, int],
+                 pairs: bool, body: Expr) -> None:
+        self.plain = must_escape  # negated class of the characters that stand raw
+        self.single = single
+        self.hexes = hexes
+        self.pairs = pairs  # JSON: \\uD83D\\uDE00 is one character
+        self.body = body
+
+    def one(self, excluded: frozenset[str], depth: int) -> Expr:
+        parts: list[Expr] = [_chars_not(self.plain, excluded)]
+        letters = "".join(k for k, v in self.single.items() if v not in excluded)
+        if letters:
+            parts.append(seq(Lit("\\"), Chars.of(letters)))
+        for letter, digits in self.hexes.items():
+            barred = {ord(c) for c in excluded}
+            if self.pairs:
+                barred |= {0xD800 + ((ord(c) - 0x10000) >> 10) for c in excluded if ord(c) > 0xFFFF}
+            tail = hex_not(barred, digits)
+            if tail != _NEVER:
+                parts.append(seq(Lit("\\" + letter), tail))
+        return alt(*parts)
+
+    def spell(self, ch: str) -> Expr:
+        cp = ord(ch)
+        parts: list[Expr] = []
+        if self.plain.contains(cp):
+            parts.append(Lit(ch))
+        parts += [Lit("\\" + k) for k, v in self.single.items() if v == ch]
+        for letter, digits in self.hexes.items():
+            if cp < 16**digits and not (self.pairs and cp > 0xFFFF):
+                parts.append(seq(Lit("\\" + letter), hex_equal(cp, digits)))
+            elif self.pairs and cp > 0xFFFF:
+                hi, lo = 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF)
+                parts.append(seq(Lit("\\" + letter), hex_equal(hi, digits), Lit("\\" + letter), hex_equal(lo, digits)))
+        return alt(*parts)
+
+    def rest(self, depth: int) -> Expr:
+        return self.body
+
+
+@lru_cache(maxsize=256)
+def json_key_body(names: tuple[str, ...]) -> Expr:
+    """The inside of a JSON string (between its quotes) whose value is none of ``names``."""
+    from .values import JSON_ESC, JSON_PLAIN, unbounded_chars
+
+    e = _Escaped(JSON_PLAIN, json_text.SINGLE_ESCAPES, {json_text.HEX_ESCAPE[0]: json_text.HEX_ESCAPE[1]}, True,
+                 unbounded_chars(JSON_PLAIN, JSON_ESC))
+    return complement(names, e.one, e.spell, e.rest)
+
+
+@lru_cache(maxsize=256)
+def python_key_body(names: tuple[str, ...], quote: str) -> Expr:
+    """The inside of a Python string quoted with ``quote`` whose value is none of ``names``."""
+    from .values import _PY_ESC, py_plain, unbounded_chars
+
+    e = _Escaped(py_plain(quote), python_text.SINGLE_ESCAPES, python_text.HEX_ESCAPES, False,
+                 unbounded_chars(py_plain(quote), _PY_ESC))
+    return complement(names, e.one, e.spell, e.rest)
+
+
+@lru_cache(maxsize=256)
+def plain_name(names: tuple[str, ...], first: Chars, more: Chars) -> Expr:
+    """A name of one or more raw characters (``first`` then ``more``; no escapes) that is none of ``names``
+    (an XML parameter name, a Python identifier, a bare Gemma 4 key)."""
+    names = tuple(n for n in names if n and first.contains(ord(n[0])) and all(more.contains(ord(c)) for c in n[1:]))
+
+    def one(excluded: frozenset[str], depth: int) -> Expr:
+        return _chars_not(first if depth == 0 else more, excluded)
+
+    return complement(names, one, Lit, lambda depth: Rep(more, 0, None), min_len=1)
+
+
+@lru_cache(maxsize=256)
+def gemma_quoted_body(names: tuple[str, ...]) -> Expr:
+    """The inside of a quoted Gemma 4 key (``<|"|>K<|"|>``: raw text up to the first closing quote)
+    that is none of ``names``.  Declared names stand bare, so they hold no ``<``: text after a
+    name's prefix cannot form a closing quote with it."""
+    q = gemma_text.QUOTE
+    names = tuple(n for n in names if q[0] not in n)
+
+    def one(excluded: frozenset[str], depth: int) -> Expr:
+        return Until((q,), first_not="".join(sorted(excluded)), nonempty=True)
+
+    return complement(names, one, Lit, lambda depth: EMPTY, min_len=0)

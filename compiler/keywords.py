@@ -1,0 +1,72 @@
+"""The one registry of JSON Schema keywords: what toolgram does with each (docs table: scripts/keywords_table.py).
+
+* ``enforced``: the grammar (every dialect) and the strict parser accept exactly what the keyword allows,
+  under toolgram's documented policies (docs/schema.md: member order, ``additionalProperties`` absent).
+* ``annotation``: never changes what is valid (``format`` stays one for the formats toolgram does not check).
+* ``unsupported``: constrains values but no grammar here enforces it: strict compiling raises a
+  :class:`~toolgram.ToolgramError` naming the keyword's path; ``--permissive`` drops it, lists the path under
+  ``relaxed`` and compiles a grammar that admits a superset of the schema's language.
+
+Add a keyword here (and nowhere else): :mod:`.schema` reads its sets from this dict, the JSON-Schema-Test-Suite
+test picks the suite files of the ``enforced`` keywords, and the docs table is printed from it.
+"""
+
+from __future__ import annotations
+
+KEYWORDS: dict[str, str] = {
+    # -- annotations
+    "description": "annotation", "title": "annotation", "default": "annotation", "examples": "annotation",
+    "example": "annotation", "$schema": "annotation", "$id": "annotation", "$comment": "annotation",
+    "deprecated": "annotation", "readOnly": "annotation", "writeOnly": "annotation", "format": "enforced",
+    "contentMediaType": "annotation", "contentEncoding": "annotation", "$defs": "annotation",
+    "definitions": "annotation", "strict": "annotation", "x-order": "annotation",
+    # -- any value
+    "type": "enforced", "enum": "enforced", "const": "enforced", "anyOf": "enforced", "oneOf": "enforced",
+    "allOf": "enforced", "$ref": "enforced", "nullable": "enforced", "not": "enforced",
+    "if": "unsupported", "then": "unsupported", "else": "unsupported",
+    "$dynamicRef": "unsupported", "$anchor": "unsupported",
+    # -- objects
+    "properties": "enforced", "required": "enforced", "additionalProperties": "enforced",
+    "minProperties": "enforced", "maxProperties": "enforced",
+    "dependentRequired": "enforced", "dependencies": "enforced",
+    "patternProperties": "unsupported", "propertyNames": "unsupported", "dependentSchemas": "unsupported",
+    "unevaluatedProperties": "unsupported",
+    # -- arrays
+    "items": "enforced", "prefixItems": "enforced", "minItems": "enforced", "maxItems": "enforced",
+    "additionalItems": "unsupported", "uniqueItems": "unsupported", "contains": "unsupported",
+    "minContains": "unsupported", "maxContains": "unsupported", "unevaluatedItems": "unsupported",
+    # -- strings and numbers
+    "minLength": "enforced", "maxLength": "enforced", "pattern": "enforced",
+    "minimum": "enforced", "maximum": "enforced", "exclusiveMinimum": "enforced", "exclusiveMaximum": "enforced",
+    "multipleOf": "unsupported",
+}  # fmt: skip
+
+#: Notes on partly enforced keywords (printed in the docs table).
+NOTES: dict[str, str] = {
+    "minimum": "integers and numbers (decimal range rules; draft 4 boolean exclusives too)",
+    "maximum": "integers and numbers (decimal range rules; draft 4 boolean exclusives too)",
+    "exclusiveMinimum": "integers and numbers",
+    "exclusiveMaximum": "integers and numbers",
+    "allOf": "merged: properties merged, required joined, types intersected, bounds tightened, enums filtered; "
+             "what cannot be merged is refused with its path",
+    "$ref": "local (`#/...`); with sibling keywords it means allOf [target, siblings]",
+    "not": "over `type`, `const` and `enum`; any other `not`: unsupported",
+    "format": "date-time, date, time, duration, email, hostname, ipv4, ipv6, uuid, uri (RFC grammars); "
+              "other formats are annotations; together with `pattern`: unsupported",
+    "multipleOf": "enforced on integers where expressible (divides 1, powers of ten, 2 and 5, or at most 1,000 "
+                  "multiples within bounds); on numbers unsupported",
+    "additionalItems": "enforced with the array form of `items` (draft 7); otherwise unsupported",
+    "additionalProperties": "an extra key is never a declared name; absent means none when `properties` is present",
+    "properties": "members in `properties` order unless `--any-order`",
+    "required": "a name `properties` does not declare is a member with any value",
+    "minProperties": f"at most {100} (counted members)",
+    "maxProperties": f"at most {100} (counted members)",
+    "pattern": "ECMAScript subset; together with minLength/maxLength: intersected",
+    "dependentRequired": "between members (declared or required); an extra key in it: unsupported",
+    "dependencies": "the array form, as dependentRequired; the schema form: unsupported",
+}
+
+
+def with_status(status: str) -> frozenset[str]:
+    """The keywords of one status."""
+    return frozenset(k for k, v in KEYWORDS.items() if v == status)

@@ -1,0 +1,262 @@
+"""The official JSON-Schema-Test-Suite (vendored from the ``jsonschema`` sdist: tests/data/SOURCES.md).
+
+For every case of the keywords toolgram claims (``enforced`` in :mod:`toolgram.compiler.keywords`), the schema
+is one tool's ``parameters`` when it is an object schema and the instance an object, and always also a
+property's schema (``{"v": instance}``); the instance is rendered as a call, and each dialect's engine must
+accept it exactly when the suite says ``valid``, and the strict parser must agree.  toolgram's documented
+policies (docs/schema.md) decide where they differ from JSON Schema (:func:`toolgram_reading`).  A case of a
+keyword toolgram does not claim must raise a ToolgramError naming the keyword's path (strict), or compile
+with the keyword under ``relaxed`` to a grammar that accepts every valid instance (``--permissive``).
+
+Default run: hermes with Lark and xgrammar (EBNF) over draft 2020-12; ``-m slow``: both drafts, every
+dialect (llama.cpp GBNF, structural tags too) and the pythonic syntax.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from strategies import engine_results, tool
+from toolgram.compiler.bundle import Bundle, compile
+from toolgram.compiler.keywords import KEYWORDS
+from toolgram.grammars.render import render_calls
+from toolgram.parsing.strict import parse_strict
+
+from toolgram.errors import ToolgramError
+
+SUITE = Path(__file__).parent / "data" / "json-schema-test-suite"
+FILE_KEYWORD = {"ref": "$ref", "if-then-else": "if"}
+#: the ratchet of known deviations (scripts/json_schema_suite_known.py writes it)
+KNOWN: dict[str, list[str]] = json.loads((Path(__file__).parent / "json_schema_suite_known.json").read_text("utf-8"))
+
+
+def suite_files(draft: str, status: str) -> list[Path]:
+    files = sorted((SUITE / draft).glob("*.json"))
+    return [f for f in files if KEYWORDS.get(FILE_KEYWORD.get(f.stem, f.stem)) == status]
+
+
+def _keywords(schema: Any) -> set[str]:
+    """Every keyword used anywhere in ``schema`` (keys of schema objects; property names are skipped)."""
+    out: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                out.add(k)
+                if k in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas"):
+                    if isinstance(v, dict):
+                        stack.extend(v.values())
+                elif k not in ("enum", "const", "required", "examples", "default"):
+                    stack.append(v)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
+
+
+def toolgram_reading(schema: Any) -> Any:
+    """``schema`` as toolgram reads it (docs/schema.md), for jsonschema: ``additionalProperties`` absent means
+    none when ``properties`` is present; a required name ``properties`` does not declare is a member."""
+    if isinstance(schema, list):
+        return [toolgram_reading(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: (v if k in ("enum", "const", "required") else toolgram_reading(v)) for k, v in schema.items()}
+    if isinstance(schema.get("properties"), dict):
+        out["properties"] = {k: toolgram_reading(v) for k, v in schema["properties"].items()}
+        if "additionalProperties" not in schema and "patternProperties" not in schema:
+            extra = {k: {} for k in schema.get("required", []) if k not in schema["properties"]}
+            out["properties"] = {**out["properties"], **extra}
+            out["additionalProperties"] = False
+    return out
+
+
+def _ordered(value: Any, schema: Any, root: Any) -> Any:
+    """``value`` with object keys in the schema's ``properties`` order (toolgram's member order), extras last."""
+    if isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#"):
+        node = root
+        for part in [p for p in schema["$ref"][1:].split("/") if p]:
+            node = node.get(part.replace("~1", "/").replace("~0", "~"), {}) if isinstance(node, dict) else {}
+        schema = node
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, list):
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        prefix = schema.get("prefixItems") or []
+        return [_ordered(v, prefix[i] if i < len(prefix) else items, root) for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        return value
+    props: dict[str, Any] = {}
+    for part in [schema, *(schema.get("allOf") or [])]:
+        if isinstance(part, dict) and isinstance(part.get("properties"), dict):
+            props.update(part["properties"])
+    order = [*props, *[k for k in schema.get("required", []) if k not in props]]
+    keys = sorted(value, key=lambda k: order.index(k) if k in order else len(order))
+    return {k: _ordered(value[k], props.get(k, schema.get("additionalProperties", {})), root) for k in keys}
+
+
+def _renderable(value: Any) -> bool:
+    """A value a call can carry (no non-finite float)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(map(_renderable, value))
+    if isinstance(value, dict):
+        return all(map(_renderable, value.values()))
+    return True
+
+
+def wrappings(schema: Any, data: Any) -> list[tuple[str, dict, dict]]:
+    """``(how, parameters, arguments)``: as the parameters (an object schema, an object instance), and as
+    a property's schema (its ``$defs``/``definitions`` kept at the root, so local references resolve)."""
+    out = []
+    is_object = isinstance(schema, dict) and (schema.get("type") in ("object", ["object"]) or any(
+        k in schema for k in ("properties", "additionalProperties", "required", "minProperties", "maxProperties",
+                              "patternProperties", "dependentRequired", "dependencies", "propertyNames")))
+    if is_object and isinstance(data, dict) and "type" in schema or (is_object and isinstance(data, dict)):
+        params = dict(schema)
+        params.setdefault("type", "object")
+        out.append(("parameters", params, _ordered(data, schema, schema)))
+    if '"$ref": "#"' not in json.dumps(schema):
+        root = {k: schema[k] for k in ("$defs", "definitions") if isinstance(schema, dict) and k in schema}
+        params = {**root, "type": "object", "properties": {"v": schema}, "required": ["v"]}
+        out.append(("property", params, {"v": _ordered(data, schema, params)}))
+    return out
+
+
+def cases(draft: str, status: str) -> list[tuple[str, str, Any, list[dict]]]:
+    out = []
+    for f in suite_files(draft, status):
+        for group in json.loads(f.read_text(encoding="utf-8")):
+            out.append((f"{draft}/{f.stem}", group["description"], group["schema"], group["tests"]))
+    return out
+
+
+@cache
+def _bundles(fmt: str, params_json: str, dialects: tuple[str, ...], permissive: bool) -> tuple[Bundle, ...]:
+    return tuple(compile(fmt, [tool("f", json.loads(params_json))], dialect=d, tool_choice="required",
+                         permissive=permissive) for d in dialects)
+
+
+def run_case(fmt: str, schema: Any, tests: list[dict], dialects: tuple[str, ...], permissive: bool = False,
+             draft: str = "draft2020-12") -> tuple[list[str], list[str]]:
+    """``(deviations, disagreements)`` of one suite case.  A deviation: the schema does not compile, or every
+    engine and the strict parser agree on a verdict that is not the suite's under toolgram's reading.  A
+    disagreement: the engines and the strict parser do not all give the same verdict (never allowed)."""
+    deviations: list[str] = []
+    disagreements: list[str] = []
+    cls = jsonschema.Draft202012Validator if draft == "draft2020-12" else jsonschema.Draft7Validator
+    for test in tests:
+        if not _renderable(test["data"]):
+            continue
+        for how, params, args in wrappings(schema, test["data"]):
+            try:
+                bundles = _bundles(fmt, json.dumps(params), dialects, permissive)
+            except ToolgramError as exc:
+                assert "(at $[0].function.parameters" in str(exc), exc  # the error names the JSON path
+                deviations.append(f"{how}: does not compile: {exc}")
+                continue
+            expected = cls(toolgram_reading(params)).is_valid(args)
+            if permissive and not expected:
+                continue  # a relaxed grammar may accept an invalid instance
+            text = render_calls(fmt, [("f", args)])
+            verdicts = {}
+            for b in bundles:
+                verdicts.update({f"{b.dialect}/{k}": ok for k, (ok, _) in engine_results(b, text).items()})
+            if not permissive:
+                msg = parse_strict(fmt, text, [tool("f", params)], tool_choice="required")
+                verdicts["strict"] = bool(msg["tool_calls"])
+            if len(set(verdicts.values())) > 1:
+                disagreements.append(f"{how}: {test['description']!r}: {verdicts}\n{text}")
+            elif set(verdicts.values()) != {expected}:
+                deviations.append(f"{how}: {test['description']!r}: accepted={not expected} "
+                                  f"(suite valid={test['valid']})")
+    return sorted(set(deviations)), disagreements
+
+
+def _ids(items: list) -> list[str]:
+    return [f"{c[0]}:{c[1]}" for c in items]
+
+
+CLAIMED = cases("draft2020-12", "enforced")
+
+
+#: the default run takes every SAMPLE-th case (Lark and xgrammar); ``-m slow`` the others, with llama.cpp too
+SAMPLE = 5
+
+
+def check_claimed(case: tuple, dialects: tuple[str, ...]) -> None:
+    """Grammar = strict parser on every case; against the suite, exactly the known deviations remain
+    (json_schema_suite_known.json, a ratchet: a fixed deviation must leave the list)."""
+    name, description, schema, tests = case
+    deviations, disagreements = run_case("hermes", schema, tests, dialects)
+    assert not disagreements, "\n".join(disagreements)
+    assert deviations == KNOWN.get(f"{name}:{description}", []), "\n".join(deviations)
+
+
+@pytest.mark.parametrize("case", CLAIMED[::SAMPLE], ids=_ids(CLAIMED[::SAMPLE]))
+def test_claimed_keywords(case: tuple) -> None:
+    check_claimed(case, ("lark", "ebnf"))
+
+
+REST = [c for i, c in enumerate(CLAIMED) if i % SAMPLE]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", REST, ids=_ids(REST))
+def test_claimed_keywords_all(case: tuple) -> None:
+    check_claimed(case, ("lark", "ebnf", "gbnf"))
+
+
+UNCLAIMED = cases("draft2020-12", "unsupported")
+
+
+def unclaimed_problems(case: tuple) -> list[str]:
+    """How a case of an unclaimed keyword falls short: strict compiling must raise a ToolgramError naming the
+    path, and ``--permissive`` list the keyword under ``relaxed`` and accept every valid instance."""
+    name, description, schema, tests = case
+    keyword = FILE_KEYWORD.get(name.split("/")[1], name.split("/")[1])
+    problems = []
+    for how, params, _ in wrappings(schema, {}):
+        if keyword not in _keywords(params):
+            continue
+        try:
+            compile("hermes", [tool("f", params)], dialect="lark", tool_choice="required")
+        except ToolgramError as exc:
+            assert "$[0].function.parameters" in str(exc), exc
+        else:
+            problems.append(f"{how}: {keyword} compiled without --permissive")
+            continue
+        try:
+            bundle = compile("hermes", [tool("f", params)], dialect="lark", tool_choice="required", permissive=True)
+        except ToolgramError as exc:
+            problems.append(f"{how}: does not compile with --permissive: {exc}")
+            continue
+        if not any(r["feature"] == keyword or r["path"].endswith("." + keyword) for r in bundle.relaxed):
+            problems.append(f"{how}: {keyword} not under relaxed: {bundle.relaxed}")
+    deviations, disagreements = run_case("hermes", schema, tests, ("lark", "ebnf"), permissive=True)
+    assert not disagreements, "\n".join(disagreements)
+    return sorted(set(problems) | {d for d in deviations if "does not compile" not in d})
+
+
+@pytest.mark.parametrize("case", UNCLAIMED[::SAMPLE], ids=_ids(UNCLAIMED[::SAMPLE]))
+def test_unclaimed_keywords(case: tuple) -> None:
+    """Strict: a ToolgramError naming the keyword's path; permissive: the keyword under ``relaxed``, and
+    every valid instance accepted by every engine (a superset grammar); known shortfalls as above."""
+    name, description = case[:2]
+    assert unclaimed_problems(case) == KNOWN.get(f"{name}:{description}", [])
+
+
+UNCLAIMED_REST = [c for i, c in enumerate(UNCLAIMED) if i % SAMPLE]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", UNCLAIMED_REST, ids=_ids(UNCLAIMED_REST))
+def test_unclaimed_keywords_all(case: tuple) -> None:
+    assert unclaimed_problems(case) == KNOWN.get(f"{case[0]}:{case[1]}", [])

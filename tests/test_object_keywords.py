@@ -1,0 +1,185 @@
+"""Object keywords (issue 22, part A): ``minProperties``/``maxProperties``, ``required`` naming an undeclared
+key, ``type: ["object"]`` parameters, and ``--permissive`` only ever relaxing.
+
+Every subset of a few keys (declared and extra) is rendered as a call and checked, with xgrammar (EBNF),
+Lark and the strict parser, against ``jsonschema`` (the keys are written in the documented order:
+declared ones in ``properties`` order, then extra ones).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from functools import cache
+
+import jsonschema
+import pytest
+from strategies import engine_results, tool
+from toolgram.compiler.bundle import Bundle, compile
+from toolgram.grammars.render import render_calls
+from toolgram.parsing.strict import parse_strict
+
+from toolgram.errors import ToolgramError
+
+FORMATS = ("hermes", "pythonic", "qwen3_coder", "gemma4")
+KEYS = ("a", "b", "c", "x", "y")
+INTS = {"type": "integer"}
+
+
+@cache
+def _bundles(fmt: str, params_json: str, permissive: bool = False) -> tuple[Bundle, ...]:
+    tools = [tool("f", json.loads(params_json))]
+    return tuple(compile(fmt, tools, dialect=d, tool_choice="required", permissive=permissive)
+                 for d in ("lark", "ebnf"))
+
+
+def _verdicts(fmt: str, params: dict, args: dict, permissive: bool = False) -> dict[str, bool]:
+    text = render_calls(fmt, [("f", args)])
+    out = {}
+    for b in _bundles(fmt, json.dumps(params), permissive):
+        out.update({f"{b.dialect}/{k}": ok for k, (ok, _) in engine_results(b, text).items()})
+    if not permissive:
+        out["strict"] = bool(parse_strict(fmt, text, [tool("f", params)], tool_choice="required")["tool_calls"])
+    return out
+
+
+def _subsets(keys: tuple[str, ...] = KEYS) -> list[dict]:
+    return [{k: 1 for k in combo} for n in range(len(keys) + 1) for combo in itertools.combinations(keys, n)]
+
+
+def policy(params: dict) -> dict:
+    """``params`` as toolgram reads it, for jsonschema (docs/schema.md): ``additionalProperties`` absent
+    means none when ``properties`` is present, and a required key ``properties`` does not declare is a
+    member with any value."""
+    props = params.get("properties", {})
+    value = params.get("additionalProperties", {})
+    undeclared = {k: value if isinstance(value, dict) else {} for k in params.get("required", []) if k not in props}
+    out = {**params, "properties": {**props, **undeclared}}
+    if "properties" in params and "additionalProperties" not in params:
+        out["additionalProperties"] = False
+    return out
+
+
+def _check_exact(fmt: str, params: dict) -> None:
+    cls = jsonschema.Draft7Validator if "dependencies" in params else jsonschema.Draft202012Validator
+    validator = cls(policy(params))
+    declared = list(policy(params).get("properties", {}))
+    for args in _subsets():
+        # the documented order: declared keys in properties order, then extra ones
+        args = dict(sorted(args.items(), key=lambda kv: declared.index(kv[0]) if kv[0] in declared else 99))
+        verdicts = _verdicts(fmt, params, args)
+        assert set(verdicts.values()) == {validator.is_valid(args)}, (args, verdicts, params)
+
+
+COUNTED = {
+    "min_max_extra": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "required": ["b"],
+                      "additionalProperties": True, "minProperties": 2, "maxProperties": 3},
+    "min_only": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "minProperties": 2},
+    "max_only_extra_schema": {"properties": {"a": INTS, "c": INTS}, "additionalProperties": INTS,
+                              "maxProperties": 2},
+    "free_object": {"minProperties": 1, "maxProperties": 2},
+    "exact": {"properties": {"a": INTS, "b": INTS}, "minProperties": 1, "maxProperties": 1},
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", list(COUNTED))
+def test_min_max_properties(fmt: str, name: str) -> None:
+    _check_exact(fmt, {"type": "object", **COUNTED[name]})
+
+
+def test_min_max_properties_nested_and_impossible() -> None:
+    nested = {"type": "object", "properties": {"o": {"type": "object", "properties": {"a": INTS, "b": INTS},
+                                                     "minProperties": 1}}}
+    validator = jsonschema.Draft202012Validator({**nested, "additionalProperties": False})
+    for inner in _subsets(("a", "b")):
+        args = {"o": inner}
+        assert set(_verdicts("hermes", nested, args).values()) == {validator.is_valid(args)}, args
+    impossible = {"type": "object", "properties": {"a": INTS}, "minProperties": 2}
+    with pytest.raises(ToolgramError, match=r"parameters\.minProperties"):
+        compile("hermes", [tool("f", impossible)], dialect="lark")
+    with pytest.raises(ToolgramError, match=r"parameters\.maxProperties"):
+        compile("hermes", [tool("f", {"type": "object", "minProperties": 3, "maxProperties": 2})], dialect="lark")
+
+
+UNDECLARED = {
+    "any_value": {"properties": {"a": INTS}, "required": ["a", "b"]},
+    "extra_schema": {"properties": {"a": INTS}, "required": ["c"], "additionalProperties": INTS},
+    "no_properties": {"required": ["b"]},
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", list(UNDECLARED))
+def test_required_undeclared_key(fmt: str, name: str) -> None:
+    """A required key that ``properties`` does not declare must appear (before: refused, or relaxed)."""
+    _check_exact(fmt, {"type": "object", **UNDECLARED[name]})
+
+
+def test_required_undeclared_values() -> None:
+    params = {"type": "object", "properties": {"a": INTS}, "required": ["c"], "additionalProperties": INTS}
+    assert set(_verdicts("hermes", params, {"c": "text"}).values()) == {False}
+    assert set(_verdicts("hermes", {"type": "object", "required": ["c"]}, {"c": {"k": [1]}}).values()) == {True}
+    with pytest.raises(ToolgramError, match=r"parameters\.required"):
+        compile("hermes", [tool("f", {"type": "object", "properties": {}, "required": ["c"],
+                                      "additionalProperties": False})], dialect="lark")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_type_object_list(fmt: str) -> None:
+    _check_exact(fmt, {"type": ["object"], "properties": {"a": INTS, "b": INTS}, "required": ["a"]})
+
+
+RELAXED = {
+    # dropping patternProperties under additionalProperties false must admit the keys it allowed
+    "pattern_properties": ({"type": "object", "properties": {"a": INTS}, "patternProperties": {"^x": INTS},
+                            "additionalProperties": False}, "patternProperties"),
+    # without additionalProperties a relaxed keyword that could admit keys leaves them admitted
+    "dependent_schemas": ({"type": "object", "properties": {"a": INTS}, "dependentSchemas": {
+        "a": {"properties": {"y": INTS}}}}, "dependentSchemas"),
+    "unevaluated": ({"type": "object", "properties": {"a": INTS}, "unevaluatedProperties": INTS},
+                    "unevaluatedProperties"),
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", list(RELAXED))
+def test_permissive_only_relaxes(fmt: str, name: str) -> None:
+    """Every valid instance is accepted by the relaxed grammar, and ``relaxed`` names the keyword's path."""
+    params, keyword = RELAXED[name]
+    bundle = compile(fmt, [tool("f", params)], dialect="lark", tool_choice="required", permissive=True)
+    assert {"path": f"$[0].function.parameters.{keyword}", "feature": keyword} in bundle.relaxed
+    with pytest.raises(ToolgramError, match=keyword):
+        compile(fmt, [tool("f", params)], dialect="lark", tool_choice="required")
+    validator = jsonschema.Draft202012Validator(params)
+    for args in _subsets():
+        if validator.is_valid(args):
+            verdicts = _verdicts(fmt, params, args, permissive=True)
+            assert set(verdicts.values()) == {True}, (args, verdicts)
+
+
+DEPENDENT = {
+    "forward": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "dependentRequired": {"a": ["c"]}},
+    "backward": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "dependentRequired": {"c": ["a", "b"]}},
+    "both_ways_extra": {"properties": {"a": INTS, "b": INTS}, "dependentRequired": {"a": ["b"], "b": ["a"]},
+                        "additionalProperties": True, "maxProperties": 3},
+    "draft7_dependencies": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "dependencies": {"b": ["a"]}},
+}
+
+
+@pytest.mark.parametrize("fmt", ("hermes", "qwen3_coder"))  # the member expansion is shared by the syntaxes
+@pytest.mark.parametrize("name", list(DEPENDENT))
+def test_dependent_required(fmt: str, name: str) -> None:
+    _check_exact(fmt, {"type": "object", **DEPENDENT[name]})
+
+
+def test_dependent_required_unsupported_forms() -> None:
+    for params, keyword in [
+        ({"type": "object", "properties": {"a": INTS}, "dependencies": {"a": {"required": ["b"]}}}, "dependencies"),
+        ({"type": "object", "properties": {"a": INTS}, "additionalProperties": True,
+          "dependentRequired": {"a": ["x"]}}, "dependentRequired"),
+    ]:
+        with pytest.raises(ToolgramError, match=rf"parameters\.{keyword}"):
+            compile("hermes", [tool("f", params)], dialect="lark")
+        bundle = compile("hermes", [tool("f", params)], dialect="lark", permissive=True)
+        assert bundle.relaxed == [{"path": f"$[0].function.parameters.{keyword}", "feature": keyword}]
