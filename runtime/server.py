@@ -2,18 +2,23 @@
 
 ``create_app(generator)`` builds a FastAPI (Starlette) application; ``toolgram serve`` runs it with
 uvicorn. Endpoints: ``POST /v1/chat/completions`` (streaming and not), ``GET /v1/models``,
-``GET /v1/models/{id}``, ``GET /health``.
+``GET /v1/models/{id}``, ``GET /health``, ``GET /metrics``.
 
 - **Grammars**: each request's grammar is ``toolgram.compile(..., dialect="ebnf")`` for its tools
   and options, applied through OpenVINO structured output; the Generator reuses compiled grammars
   (bounded; see :mod:`toolgram.runtime.generator`).
-- **Concurrency: queued.** One OpenVINO pipeline serves one generation at a time; requests wait
-  in arrival order (FIFO) on a single worker thread, while the event loop keeps accepting
-  connections and answering ``/health`` and ``/v1/models``. Each request has its own stream
-  parser and result, so concurrent clients get separate answers.
-- **Cancellation**: a streaming client that disconnects stops its generation at the next token
-  (the streamer returns ``StreamingStatus.STOP``); a queued request whose client has gone is
-  skipped. Shutdown (SIGTERM/SIGINT) stops the running generation the same way.
+- **Concurrency.** The engine is the generator's: a :class:`~toolgram.runtime.batching.BatchGenerator`
+  decodes up to ``max_batch`` requests together (continuous batching), a plain ``Generator`` one at a
+  time (FIFO on a single worker thread). The event loop keeps accepting connections and answering
+  ``/health``, ``/metrics`` and ``/v1/models``. Each request has its own grammar, stream parser and
+  result, so concurrent clients get separate answers.
+- **Overload**: at most ``max_queue`` requests wait; more get HTTP 429 ``rate_limit_exceeded`` with
+  ``Retry-After``. ``request_timeout``: a request still waiting then gets 503 ``queue_timeout``; a
+  running one stops and is answered with what it has (``finish_reason`` ``length``, a ``timeout``
+  diagnostic). ``GET /metrics``: Prometheus text format (:mod:`toolgram.runtime.metrics`).
+- **Cancellation**: a client that disconnects stops its own generation at the next token; a queued
+  request whose client has gone is skipped. Shutdown (SIGTERM/SIGINT) stops the running generations the
+  same way.
 - **Additions** to OpenAI's request: ``max_tool_calls`` (as in OpenAI's Responses API; enforced by
   the grammar) and ``continue_final_message`` (vLLM's): the final assistant message is a prefill
   the model continues, and the answer is the message parsed from prefill + continuation (prefill
