@@ -6,7 +6,7 @@ set -u
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1
 quick="${1:-}"
-for b in bench_compile bench_mask bench_scale bench_ov_compile bench_memory bench_generate bench_llamacpp bench_parse; do
+for b in bench_compile bench_mask bench_scale bench_ov_compile bench_memory bench_generate bench_tokens bench_llamacpp bench_parse; do
     echo "=================================================================== $b $quick"
     extra=""
     if [ "$b" = bench_generate ]; then

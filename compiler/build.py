@@ -23,6 +23,7 @@ from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.spec import (
     CDATA_CLOSE,
     CDATA_OPEN,
+    ElementCall,
     FormatSpec,
     GemmaCall,
     HeaderJsonCall,
@@ -30,16 +31,23 @@ from ..grammars.spec import (
     NamedJsonCall,
     PythonCall,
     XmlCall,
+    json_type_of,
 )
-from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Rep, Token, Until, alt, opt, seq, up_to
+from ..grammars.syntax import python_text, xml_elements
+from .formats import format_pattern
+from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
-from .schema import SchemaContext, Tool, arguments_object
+from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of
 from .values import (
+    END_WS,
     GEMMA_KEY_RULE,
     JSON_WS,
+    MAX_ITEMS,
     WS,
     ValueBuilder,
+    count,
+    enum_values,
     json_literal,
     length_bounds,
     object_shape,
@@ -55,11 +63,11 @@ ENVELOPE_WS = Rep(Chars.of(ECMA_SPACE), 0, None)
 IDENT = seq(Chars(((65, 90), (95, 95), (97, 122))), Rep(Chars(((48, 57), (65, 90), (95, 95), (97, 122))), 0, None))
 #: whitespace that may stand between a raw value's closing tag and the next tag (the scanner's rule)
 VALUE_GAP = " \t\n\r"
-PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PY_NAME = python_text.KWARG_RE
 #: a character an XML argument name cannot hold (``<parameter=K>``), and with a quoted name (``name="K"``)
 XML_BAD_KEY = re.compile(r"[<>\x00-\x1f\x7f]")
 XML_BAD_QKEY = re.compile(r'[<>"\x00-\x1f\x7f]')
-PY_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+PY_DOTTED = python_text.DOTTED_RE
 XML_NAME = Rep(Chars.of("<>\n", negated=True), 1, None)
 XML_QNAME = Rep(Chars.of('<>\n"', negated=True), 1, None)
 #: a call counter (Kimi-K2's ``functions.N:0``): 1 to 9 decimal digits
@@ -67,6 +75,8 @@ DIGITS = Rep(Chars(((48, 57),)), 1, 9)
 #: a model-written call id (Mistral's ``[CALL_ID]``, Solar-Open): 1 to 64 of [A-Za-z0-9_-]
 CALL_ID = Rep(Chars(((45, 45), (48, 57), (65, 90), (95, 95), (97, 122))), 1, 64)
 WS_TOKEN = Token(WS, "WS")
+#: after the last call: at most one newline (SPEC section 1)
+END_TOKEN = Token(END_WS, "ENDWS")
 
 Mode = Literal["full", "lazy"]
 
@@ -91,6 +101,10 @@ class GrammarBuilder:
         ctx.relaxed = self.relaxed
         return ctx
 
+    def _values(self, syntax: Any, ctx: SchemaContext, index: int) -> ValueBuilder:
+        """The value builder for tool ``index`` in ``syntax``, with the ``whitespace`` option."""
+        return ValueBuilder(self.g, syntax, ctx, f"t{index}", self.opts.whitespace)
+
     def _members(
         self, index: int, tool: Tool, member, extra_member
     ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None]:
@@ -108,17 +122,18 @@ class GrammarBuilder:
     # -- calls ------------------------------------------------------------------------------------
     def _check_name(self, name: str, path: str) -> None:
         """A tool name the format can carry (README "Names"); load_tools has applied the common rules."""
-        dotted = isinstance(self.spec.call, PythonCall) and self.spec.call.dotted_names
         prefix = self.spec.scope.text_prefix
         if prefix and isinstance(self.spec.call, NamedJsonCall) and name + self.spec.call.name_end == prefix:
             raise SchemaError(f"tool name {name!r} is {self.spec.id}'s text recipient", path)
-        if self.spec.values == "python" and not (PY_DOTTED if dotted else PY_NAME).fullmatch(name):
-            raise SchemaError(f"tool name {name!r} is not an ASCII identifier, which {self.spec.id} calls need", path)
+        if self.spec.values == "python" and not PY_DOTTED.fullmatch(name):  # as in a Python call: math.factorial
+            raise SchemaError(f"tool name {name!r} is not an ASCII identifier or a dotted one (a.b), which "
+                              f"{self.spec.id} calls need", path)
 
     def _check_key(self, key: str, path: str) -> None:
         """An argument name the format can carry: an ASCII identifier (pythonic); no '<', '>' or
         control character (XML, where ``<parameter=K>`` ends at the first '>'), nor the quote when
-        the name is quoted (``<parameter name="K">``). JSON keys are escaped."""
+        the name is quoted (``<parameter name="K">``), nor whitespace at either end when it is not
+        (the parsers trim it). JSON keys are escaped."""
         where = path.rsplit(".properties.", 1)[0] + ".properties"
         if self.spec.values == "python" and not PY_NAME.fullmatch(key):
             raise SchemaError(f"property name {key!r} is not an ASCII identifier, which {self.spec.id} needs", where)
@@ -130,6 +145,9 @@ class GrammarBuilder:
         if not isinstance(c, XmlCall):
             return
         quote = '"' if c.quoted_key else ""
+        if not quote and key != key.strip():  # the parsers trim an unquoted name (a quoted one is exact)
+            raise SchemaError(f"property name {key!r} starts or ends with whitespace, which "
+                              f"{c.param_open + 'NAME' + c.param_name_end.strip()!r} cannot keep", where)
         if not key or (XML_BAD_QKEY if quote else XML_BAD_KEY).search(key):
             raise SchemaError(
                 f"property name {key!r} cannot be written as {c.param_open + 'NAME' + c.param_name_end.strip()!r} "
@@ -159,21 +177,33 @@ class GrammarBuilder:
         return self.g.add(f"call-{tool.name}", body, meta=("call", index))
 
     def _xml_call(self, index: int, tool: Tool, c: XmlCall) -> Expr:
-        head = Lit(c.function_open + tool.name + c.name_end)
+        head: Expr = Lit(c.function_open + tool.name + c.name_end + ("" if c.name_again is None
+                                                                     else tool.name + c.name_again))
+        if c.counter is not None:  # Kimi-K3's index="1"<|sep|>: any call index
+            head = seq(head, Token(DIGITS, "COUNTER"), Lit(c.counter))
         close = c.param_end[len(c.value_pad_close):]
-        # without a function_end (GLM) the scope's close follows the last value
-        stops = c.value_stops_in(self.spec.scope.close)
-        # after a raw value, the closing tag counts only before the next parameter or the function
-        # end: Lark's lexer must not take a value's own leading "</parameter>" for the end of an empty one
-        raw_end = Token(Lit(c.param_end), "PEND", tuple(stop[len(close):] for stop in stops))
+        lookahead = self.opts.xml_values == "lookahead"
+        raw_end: Expr
+        if lookahead:
+            # without a function_end (GLM) the scope's close follows the last value
+            stops = c.value_stops_in(self.spec.scope.close)
+            # after a raw value, the closing tag counts only before the next parameter or the function
+            # end: Lark's lexer must not take a value's own leading "</parameter>" for the end of an empty one
+            raw_end = Token(Lit(c.param_end), "PEND", tuple(stop[len(close):] for stop in stops))
+        else:
+            # ``first_close`` (the default): a raw value ends at the first closing tag
+            stops = (close.rstrip(VALUE_GAP),)
+            raw_end = Lit(c.param_end)
 
         def raw(min_len: int = 0, max_len: int | None = None) -> Expr:
             if min_len == 0 and max_len is None:
-                # A raw value ends at the first closing tag that is followed by the next parameter or
-                # the function's end (c.value_stops, vLLM's rule): it may contain "</parameter>",
-                # "<parameter=" or "<tool_call>" elsewhere.  Closing padding (qwen3_coder's "\n")
-                # stands between the value and the stop, so there the value is not "followed".
-                until = Until(stops, followed=not c.value_pad_close, gap=(close.rstrip(VALUE_GAP), VALUE_GAP))
+                # ``lookahead``: a raw value ends at the first closing tag that is followed by the next
+                # parameter or the function's end (c.value_stops, vLLM's rule): it may contain "</parameter>",
+                # "<parameter=" or "<tool_call>" elsewhere.  ``first_close``: at the first closing tag.
+                # Closing padding (qwen3_coder's "\n") stands between the value and the stop, so there
+                # the value is not "followed".
+                gap = (close.rstrip(VALUE_GAP), VALUE_GAP) if lookahead else ()
+                until = Until(stops, followed=not c.value_pad_close, gap=gap)  # type: ignore[arg-type]
                 return Token(cdata_or(until, lambda: Until((CDATA_CLOSE,), followed=True)), "RAW", c.param_end)
             # Bounded raw strings exclude '<', which every delimiter contains (documented: a
             # length-bounded or pattern string cannot carry '<' in the XML formats).
@@ -199,7 +229,7 @@ class GrammarBuilder:
                 lo, hi = kind
                 return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
             if kind == "enum":
-                words = _string_choices(ctx.deref(schema, path))
+                words = _string_choices(_resolved(schema, ctx, path), path)
                 for v in words:
                     if any(stop in v for stop in stops):
                         raise UnsupportedSchemaError(
@@ -208,11 +238,11 @@ class GrammarBuilder:
                 return Token(alt(*(Lit(c.write_value(v)) for v in words)), "ENUM")
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
-                where = f"{path}.pattern"
-                return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where),
-                                      lambda: pattern_to_ir(kind[1], raw_char("]"), where)),
-                             "RAWP", c.param_end, path=where)
-            vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
+                where = f"{path}.{kind[3] if len(kind) > 3 else 'pattern'}"
+                return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where, kind[2]),
+                                      lambda: pattern_to_ir(kind[1], raw_char("]"), where, kind[2])),
+                             "RAWP", c.param_end, path="" if len(kind) > 3 else where)
+            vb = self._values("json", ctx, index)
             return vb.value_once(schema, path, f"t{index}-v")
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
@@ -221,7 +251,11 @@ class GrammarBuilder:
             is_raw = isinstance(value, Token) and value.kind == "RAW"
             arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             lead: Expr = Lit(c.param_open + key + c.param_name_end)
-            if c.json_name_end is not None:
+            if c.type_words:
+                # Kimi-K3's type="...": the words of the JSON types the schema admits
+                words = dict.fromkeys(c.type_word(t) for t in _json_types(schema, ctx, path))
+                lead = alt(*(Lit(c.param_open + key + c.param_name_end.replace("{type}", w)) for w in words))
+            elif c.json_name_end is not None:
                 # DSML's string="true|false": JSON values take json_name_end; a raw value that may
                 # also be another type (a union, no type) takes either, typed by the schema
                 as_json = Lit(c.param_open + key + c.json_name_end)
@@ -229,7 +263,7 @@ class GrammarBuilder:
                 if kind == "json":
                     lead = as_json
                 elif kind == "raw":
-                    target = ctx.deref(schema, path)
+                    target = _resolved(schema, ctx, path)
                     if not (isinstance(target, dict) and target.get("type") == "string"):
                         lead = alt(lead, as_json)
             return lead, seq(arg, raw_end if is_raw else Lit(c.param_end))
@@ -237,8 +271,7 @@ class GrammarBuilder:
         def extra_member(ctx: SchemaContext) -> Expr:
             # a quoted name ends at the quote; DSML's string="true|false" may follow it
             name = Token(XML_QNAME, "XMLQNAME") if c.quoted_key else Token(XML_NAME, "XMLNAME")
-            ends = (c.param_name_end,) if c.json_name_end is None else (c.param_name_end, c.json_name_end)
-            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), raw(), raw_end)
+            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in c.name_ends)), raw(), raw_end)
 
         def params() -> Expr:
             if not tool.strict:
@@ -246,10 +279,113 @@ class GrammarBuilder:
                                       share=("extra",))
                 return Rep(extra, 0, None)
             members, extra = self._members(index, tool, member, extra_member)
-            vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
+            vb = self._values("json", self._ctx(index, tool), index)
             return vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
 
         return seq(head, self._params_once(tool, "xml", params), Lit(c.function_end))
+
+    def _element_call(self, index: int, tool: Tool, c: ElementCall) -> Expr:
+        """N ``name_end``, then ``ns<K>V ns</K>`` per argument (MiniMax-M3): strings raw up to the next
+        ``ns``, numbers and booleans as JSON text, objects and arrays expanded into elements."""
+        ns = c.ns
+        raw = Token(Until((ns,)), "ETEXT", ns)
+
+        def check_key(key: str, where: str) -> None:
+            if not key or XML_BAD_KEY.search(key) or "/" in key or ns in key:
+                raise SchemaError(f"property name {key!r} cannot be an element name {ns + '<NAME>'!r} (empty, '<', "
+                                  "'>', '/' or a control character)", where)
+
+        def element(name: str, value: Expr) -> Expr:
+            return seq(Lit(f"{ns}<{name}>"), value, Lit(f"{ns}</{name}>"))
+
+        def value_of(schema: Any, path: str, ctx: SchemaContext, depth: int = 0) -> Expr:
+            if depth > 16:
+                raise UnsupportedSchemaError(f"{self.spec.id}: element values nest deeper than 16 levels", path)
+            kind = _xml_kind(schema, ctx, path)
+            # raw spellings keep the schema's keyword rules; a malformed schema is reported with its path
+            self._validate_json(schema, path, ctx)
+            if kind == "raw":
+                return any_value() if len(_json_types(schema, ctx, path)) == len(_JSON_TYPES) else raw
+            if isinstance(kind, tuple) and kind[0] != "pattern":
+                return Token(Rep(Chars.of(ns[0], negated=True), kind[0], kind[1]), "ETEXTB", ns)
+            if kind == "enum":
+                words = _string_choices(_resolved(schema, ctx, path), path)
+                if any(ns in w for w in words):
+                    raise UnsupportedSchemaError(f"an enum value holds {ns!r}", f"{path}.enum")
+                return Token(alt(*(Lit(w) for w in words)), "ENUM")
+            if isinstance(kind, tuple):
+                where = f"{path}.{kind[3] if len(kind) > 3 else 'pattern'}"
+                return Token(pattern_to_ir(kind[1], raw_char(ns[0]), where, kind[2]), "ETEXTP", ns,
+                             path="" if len(kind) > 3 else where)
+            target = ctx.deref(schema, path)
+            types = _json_types(schema, ctx, path)
+            nested = {"object", "array"} & set(types)
+            if nested and len(types) > 1 and not (set(types) <= {"integer", "number"}):
+                raise UnsupportedSchemaError(f"{self.spec.id} expands objects and arrays into elements: a union of "
+                                             "them with other types cannot be told apart", path)
+            if types == ("object",):
+                return object_of(target, path, ctx, depth)
+            if types == ("array",):
+                return array_of(target, path, ctx, depth)
+            return ValueBuilder(self.g, "json", ctx, f"t{index}").value_once(schema, path, f"t{index}-v")
+
+        def object_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
+            props, required, extra_allowed = object_shape(schema, ctx, path) if isinstance(schema, dict) \
+                else ({}, set(), True)
+            members = []
+            for k, sub in props.items():
+                check_key(k, f"{path}.properties")
+                v = value_of(sub, f"{path}.properties.{k}", ctx, depth + 1)
+                members.append((Lit(f"{ns}<{k}>"), seq(v, Lit(f"{ns}</{k}>")), k in required))
+            extra = (EMPTY, any_member()) if extra_allowed else None
+            vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
+            return vb.object_body(members, EMPTY, extra, f"obj-{tool.name}")
+
+        def array_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
+            if not isinstance(schema, dict):
+                return Rep(element(xml_elements.ITEM, any_value()), 0, None)
+            if schema.get("prefixItems"):
+                raise UnsupportedSchemaError(f"{self.spec.id}: prefixItems in an element array", f"{path}.prefixItems")
+            lo = count(schema, "minItems", path, MAX_ITEMS) or 0
+            hi = count(schema, "maxItems", path, MAX_ITEMS)
+            item = value_of(schema.get("items", {}), f"{path}.items", ctx, depth + 1)
+            return Rep(element(xml_elements.ITEM, item), lo, hi)
+
+        ename = Token(Rep(Chars.of("<>/\n" + ns[0], negated=True), 1, None), "ENAME")
+        any_ref: list[Expr] = []
+
+        def any_value() -> Expr:
+            """A value of no declared type: raw text, or elements of any names holding such values
+            (the grammar cannot tie a closing tag's name to its opening's; the parsers match them)."""
+            if not any_ref:
+                name = self.g.reserve("element-value")
+                any_ref.append(Ref(name))
+                el = seq(Lit(ns + "<"), ename, Lit(">"), any_ref[0], Lit(ns + "</"), ename, Lit(">"))
+                self.g.rules[name] = alt(raw, Rep(el, 1, None))
+            return any_ref[0]
+
+        def any_member() -> Expr:
+            # an undeclared member: any element name, any value
+            return seq(Lit(ns + "<"), ename, Lit(">"), any_value(), Lit(ns + "</"), ename, Lit(">"))
+
+        def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
+            check_key(key, path.rsplit(".properties.", 1)[0] + ".properties")
+            value = value_of(schema, path, ctx)
+            arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
+            return Lit(f"{ns}<{key}>"), seq(arg, Lit(f"{ns}</{key}>"))
+
+        def extra_member(ctx: SchemaContext) -> Expr:
+            return any_member()
+
+        def params() -> Expr:
+            if not tool.strict:
+                extra = self.g.tagged(f"extra-{tool.name}", any_member(), ("extra", index), share=("extra",))
+                return Rep(extra, 0, None)
+            members, extra = self._members(index, tool, member, extra_member)
+            vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
+            return vb.object_body(members, EMPTY, extra, f"params-{tool.name}")
+
+        return seq(Lit(tool.name + c.name_end), self._params_once(tool, "elements", params))
 
     def _params_once(self, tool: Tool, kind: str, build: Callable[[], Expr]) -> Expr:
         """A call's arguments, built once per grammar for tools with the same parameters text (see
@@ -261,7 +397,7 @@ class GrammarBuilder:
     def _json_args(self, index: int, tool: Tool) -> tuple[Expr, ValueBuilder]:
         """The rule holding a call's JSON object of arguments (tagged ``args`` for the strict parser)."""
         ctx = self._ctx(index, tool)
-        vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
+        vb = self._values("json", ctx, index)
         if tool.strict:
             args = vb.value_once(tool.parameters, ctx.path, f"args-{tool.name}")
         else:
@@ -289,13 +425,18 @@ class GrammarBuilder:
     def _json_call(self, index: int, tool: Tool, c: JsonCall) -> Expr:
         args_rule, vb = self._json_args(index, tool)
         # A pattern trigger (llama3_json's `^\s*(\{\s*"name"\s*:`) hands the grammar any `\s*` around
-        # "name"; elsewhere the envelope uses JSON's bounded whitespace, so a small model cannot
-        # fill it with endless newlines.
-        env = ENVELOPE_WS if any(t.type != "word" for t in self.spec.triggers) else JSON_WS
+        # "name" (SPEC's trigger/grammar consistency, whatever the ``whitespace`` option); elsewhere the
+        # envelope uses JSON's bounded whitespace (``flexible``) or the template's ``{"name": `` (``canonical``).
+        if any(t.type != "word" for t in self.spec.triggers):
+            env, after_colon = ENVELOPE_WS, JSON_WS
+        elif self.opts.whitespace == "canonical":
+            env, after_colon = EMPTY, Lit(" ")
+        else:
+            env, after_colon = JSON_WS, JSON_WS
 
         def head(key: str) -> Expr:
             """The object's opening and its first key, then the colon."""
-            return seq(Token(seq(Lit("{"), env, Lit(key)), "ENAME"), Token(seq(env, Lit(":"), JSON_WS), "ECOLON"))
+            return seq(Token(seq(Lit("{"), env, Lit(key)), "ENAME"), Token(seq(env, Lit(":"), after_colon), "ECOLON"))
 
         # the JSON object close token: never two terminals for the same "}"
         close = vb.close_("}")
@@ -322,7 +463,7 @@ class GrammarBuilder:
 
     def _keyword_args_of(self, index: int, tool: Tool, mode: str, key_sep: str, extra_key: Any) -> Expr:
         ctx = self._ctx(index, tool)
-        vb = ValueBuilder(self.g, mode, ctx, f"t{index}")
+        vb = self._values(mode, ctx, index)
         comma = vb.punct(",")
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
@@ -342,9 +483,8 @@ class GrammarBuilder:
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
         args = self._keyword_args(index, tool, "python", "=", lambda vb: seq(Token(IDENT, "IDENT"), Lit("=")))
-        return seq(
-            Token(seq(Lit(tool.name + "("), JSON_WS), "CALLOPEN"), args, Token(seq(JSON_WS, Lit(")")), "CALLCLOSE")
-        )
+        pad = EMPTY if self.opts.whitespace == "canonical" else JSON_WS
+        return seq(Token(seq(Lit(tool.name + "("), pad), "CALLOPEN"), args, Token(seq(pad, Lit(")")), "CALLCLOSE"))
 
     def _gemma_call(self, index: int, tool: Tool, c: GemmaCall) -> Expr:
         """``call:N{k:v,...}``: declared members in schema order, Gemma 4 values, no whitespace."""
@@ -366,7 +506,7 @@ class GrammarBuilder:
         if sc.per_call:
             block = self.g.shared("block", seq(Lit(sc.open), one, Lit(sc.close)))
             # whitespace and the next block's opening are one token (one-token look-ahead for LALR)
-            nxt = seq(Token(seq(WS, Lit(sc.open)), "NEXTBLOCK"), one, Lit(sc.close))
+            nxt = seq(Token(seq(WS, Lit(sc.joiner + sc.open)), "NEXTBLOCK"), one, Lit(sc.close))
             more = up_to(nxt, self.more_calls) if self.opts.parallel else EMPTY
             trig = self.spec.trigger_word or ""
             if sc.section is not None:
@@ -433,14 +573,14 @@ class GrammarBuilder:
         calls, after_trigger, self._body = self.calls_rule()
         r = spec.reasoning if o.reasoning != "none" else None
         trig = spec.trigger_word
-        tail = seq(calls, WS_TOKEN)
+        tail = seq(calls, END_TOKEN)
         lead = WS_TOKEN if spec.scope.leading_ws else EMPTY
         if mode == "lazy":
-            root = seq(Lit(trig), after_trigger, WS_TOKEN) if trig else tail
+            root = seq(Lit(trig), after_trigger, END_TOKEN) if trig else tail
         elif o.choice == "auto" and trig:
 
             def dispatch(excl: tuple[str, ...]) -> Expr:
-                then = self.g.shared("after-trigger", seq(after_trigger, WS_TOKEN))
+                then = self.g.shared("after-trigger", seq(after_trigger, END_TOKEN))
                 only = self.content(Token(Until((trig,), followed=False, excludes=excl), "TEXT"))
                 before = self.content(Token(Until((trig,), excludes=excl), "TEXT"))
                 lowered = alt(only, seq(before, Lit(trig), then))
@@ -452,7 +592,7 @@ class GrammarBuilder:
                 stops = (r.close, trig) if r.trigger_ends else (r.close,)
                 inside = seq(self.reasoning_text(stops), Lit(r.close), dispatch(()))
                 if r.trigger_ends:
-                    inside = alt(inside, seq(self.reasoning_text(stops), Lit(trig), after_trigger, WS_TOKEN))
+                    inside = alt(inside, seq(self.reasoning_text(stops), Lit(trig), after_trigger, END_TOKEN))
                 if o.reasoning == "forced":
                     root = inside
                 else:
@@ -479,7 +619,7 @@ class GrammarBuilder:
             prefix = Lit(sc.text_prefix)
             alone = opt(self.content(Token(Until(words, followed=False, nonempty=True), "TEXT")))
             before = opt(self.content(Token(Until(words, nonempty=True), "TEXT")))
-            wrapped_texts = [seq(prefix, before, wrapped, WS_TOKEN) for wrapped in self._wrapped]
+            wrapped_texts = [seq(prefix, before, wrapped, END_TOKEN) for wrapped in self._wrapped]
             return seq(WS_TOKEN, opt(alt(tail, seq(prefix, alone), *wrapped_texts)))
         first = (sc.open or "{")[0]
         texts: list[Expr] = [
@@ -487,7 +627,7 @@ class GrammarBuilder:
         ]
         for wrapped in self._wrapped:
             before = self.content(Token(Until(words, first_not=first + " \t\n", nonempty=True), "TEXT"))
-            texts.append(seq(before, wrapped, WS_TOKEN))
+            texts.append(seq(before, wrapped, END_TOKEN))
         return seq(WS_TOKEN, opt(alt(tail, *texts)))
 
 
@@ -499,13 +639,56 @@ _CALL_GRAMMARS = {
     NamedJsonCall: GrammarBuilder._named_json_call,
     HeaderJsonCall: GrammarBuilder._named_json_call,  # the grammar writes one header spelling
     GemmaCall: GrammarBuilder._gemma_call,
+    ElementCall: GrammarBuilder._element_call,
 }
 
 
-def _string_choices(schema: dict[str, Any]) -> list[str]:
+def _string_choices(schema: dict[str, Any], path: str) -> list[str]:
+    return enum_values(schema, path)
+
+
+def _resolved(schema: Any, ctx: SchemaContext, path: str) -> Any:
+    """``schema`` with a ``$ref`` chain followed, ``allOf`` (and ``$ref`` with siblings) met."""
+    if isinstance(schema, dict) and ("allOf" in schema or ("$ref" in schema and set(schema) - ANNOTATIONS - {"$ref"})):
+        return merge_all_of(schema, path, ctx)
+    return ctx.deref(schema, path)
+
+
+_JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
+
+
+def _json_types(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The JSON Schema type names a schema admits, in :data:`_JSON_TYPES` order (all of them when it
+    does not say): what a typed argument attribute (Kimi-K3's ``type="..."``) may name."""
+    found: set[str] = set()
+    if not isinstance(schema, dict) or schema == {}:
+        return _JSON_TYPES
+    if "$ref" in schema:
+        ref = schema["$ref"]
+        if not isinstance(ref, str) or ref in _refs:
+            return _JSON_TYPES
+        target, _ = ctx.resolve(ref, f"{path}.$ref")
+        return _json_types(target, ctx, path, _refs | {ref})
     if "const" in schema:
-        return [schema["const"]]
-    return list(schema["enum"])
+        found.add(json_type_of(schema["const"]))
+    elif isinstance(schema.get("enum"), list) and schema["enum"]:
+        found.update(json_type_of(v) for v in schema["enum"])
+    elif isinstance(schema.get("type"), str):
+        found.add(schema["type"])
+    elif isinstance(schema.get("type"), list):
+        found.update(t for t in schema["type"] if isinstance(t, str))
+    else:
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list):
+                for b in schema[key]:
+                    found.update(_json_types(b, ctx, path, _refs))
+        if not found:
+            return _JSON_TYPES
+    if "integer" in found:
+        found.add("number")  # a number schema's value may be an integer, and the other way round
+    elif "number" in found:
+        found.add("integer")
+    return tuple(t for t in _JSON_TYPES if t in found)
 
 
 def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = frozenset()) -> Any:
@@ -516,29 +699,35 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
         return "raw"
     if not isinstance(schema, dict):
         return "json"
+    if "allOf" in schema or ("$ref" in schema and set(schema) - ANNOTATIONS - {"$ref"}):
+        try:
+            met = merge_all_of(schema, path, ctx)
+        except (SchemaError, UnsupportedSchemaError):
+            return "json"  # the JSON value builder reports it with its path
+        return _xml_kind(met, ctx, path, _refs)
     if "$ref" in schema:
         ref = schema["$ref"]
         if not isinstance(ref, str) or ref in _refs:
             return "json"  # malformed, or a cycle: the cycle adds no string branch
         target, _ = ctx.resolve(ref, f"{path}.$ref")
         return _xml_kind(target, ctx, path, _refs | {ref})
-    if "const" in schema:
-        return "enum" if isinstance(schema["const"], str) else "json"
-    if "enum" in schema:
-        vals = schema["enum"]
-        if not isinstance(vals, list) or not vals:
-            return "json"
+    if "const" in schema or "enum" in schema:
+        try:
+            vals = enum_values(schema, path)  # the values the sibling keywords admit
+        except SchemaError:
+            return "json"  # the JSON value builder reports it with its path
         if all(isinstance(v, str) for v in vals):
             return "enum"
         return "raw" if any(isinstance(v, str) for v in vals) else "json"
     t = schema.get("type")
     if t == "string":
+        fmt = format_pattern(schema.get("format"))
+        if fmt is not None and "pattern" not in schema:
+            return ("pattern", fmt, length_bounds(schema, path), "format")
         if "pattern" in schema:
-            if "minLength" in schema or "maxLength" in schema:
-                raise UnsupportedSchemaError("pattern together with minLength/maxLength", f"{path}.pattern")
             if not isinstance(schema["pattern"], str):
                 return "json"
-            return ("pattern", schema["pattern"])
+            return ("pattern", schema["pattern"], length_bounds(schema, path))
         lo, hi = length_bounds(schema, path)
         if lo == 0 and hi is None:
             return "raw"
@@ -553,7 +742,7 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             if any(_xml_kind(b, ctx, path, _refs) != "json" for b in branches):
                 return "raw"
     if t is None and not any(
-        k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items", "minimum", "maximum")
+        k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items", "minimum", "maximum", "not")
     ):
         return "raw"
     return "json"

@@ -70,8 +70,11 @@ def compile(  # noqa: A001 - the public name is SPEC's
     allowed_tools: list[str] | None = None,
     permissive: bool = False,
     max_tool_calls: int | None = None,
+    xml_values: str | None = None,
+    whitespace: str | None = None,
 ) -> Bundle:
-    """Compile ``tools`` (an OpenAI tools array) for ``format`` into ``dialect``."""
+    """Compile ``tools`` (an OpenAI tools array) for ``format`` into ``dialect``; ``xml_values``
+    (``first_close``/``lookahead``) and ``whitespace`` (``canonical``/``flexible``): SPEC section 1."""
     spec = get_format(format)
     d = DIALECTS.get(dialect) if isinstance(dialect, str) else None
     if d is None:
@@ -86,6 +89,8 @@ def compile(  # noqa: A001 - the public name is SPEC's
         allowed_tools=allowed_tools,
         permissive=permissive,
         max_tool_calls=max_tool_calls,
+        xml_values=xml_values,
+        whitespace=whitespace,
     )
     triggers = [{"type": t.type, "value": t.value} for t in spec.triggers]
     preserved = list(spec.special_tokens)

@@ -10,6 +10,11 @@ from ..grammars.spec import FormatSpec
 from .schema import Tool
 
 ReasoningMode = Literal["none", "optional", "forced"]
+XmlValues = Literal["first_close", "lookahead"]
+Whitespace = Literal["canonical", "flexible"]
+#: SPEC section 1: ``xml_values`` and ``whitespace``, their values (the first is the default)
+XML_VALUES: tuple[str, ...] = ("first_close", "lookahead")
+WHITESPACE: tuple[str, ...] = ("canonical", "flexible")
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,11 @@ class Options:
     permissive: bool = False
     #: at most this many calls (``max_tool_calls``); ``None``: no limit beyond ``parallel``
     max_calls: int | None = None
+    #: a raw XML value ends at the first closing tag (``first_close``) or only where the next
+    #: parameter or the call's end follows it (``lookahead``)
+    xml_values: XmlValues = "first_close"
+    #: JSON whitespace inside calls: the template's spelling (``canonical``) or llama.cpp's bounded runs
+    whitespace: Whitespace = "canonical"
 
     @property
     def needs_call(self) -> bool:
@@ -61,6 +71,8 @@ def resolve(
     allowed_tools: list[str] | None = None,
     permissive: bool = False,
     max_tool_calls: int | None = None,
+    xml_values: str | None = None,
+    whitespace: str | None = None,
 ) -> Options:
     """Check and normalise the options for ``spec``; raises :class:`OptionError` with the option's name."""
     choice, function = parse_tool_choice(tool_choice)
@@ -95,6 +107,8 @@ def resolve(
             raise OptionError(f"max_tool_calls must be an integer >= 1, got {max_tool_calls!r}", "max_tool_calls")
         if not parallel:
             max_tool_calls = 1
+    xml_values = choose(xml_values, XML_VALUES, "xml_values")
+    whitespace = choose(whitespace, WHITESPACE, "whitespace")
     return Options(
         choice=choice,
         function=function,
@@ -103,4 +117,15 @@ def resolve(
         tools=tuple(callable_tools),
         permissive=permissive,
         max_calls=max_tool_calls,
+        xml_values=xml_values,  # type: ignore[arg-type]
+        whitespace=whitespace,  # type: ignore[arg-type]
     )
+
+
+def choose(value: str | None, allowed: tuple[str, ...], option: str) -> str:
+    """``value`` checked against ``allowed`` (``None``: the first, the default)."""
+    if value is None:
+        return allowed[0]
+    if value not in allowed:
+        raise OptionError(f"{option} must be {' or '.join(allowed)}, got {value!r}", option)
+    return value

@@ -19,7 +19,7 @@ from re import _parser as sre  # type: ignore[attr-defined]
 
 from ..errors import UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
-from .ir import EMPTY, Chars, Expr, Lit, Rep, alt, seq
+from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
 
 MAXCP = 0x10FFFF
 _DIGIT = ((48, 57),)
@@ -70,13 +70,113 @@ _CATEGORIES = {
 }
 
 
-def pattern_to_ir(pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr], path: str) -> Expr:
+def pattern_to_ir(
+    pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr], path: str,
+    length: tuple[int, int | None] = (0, None),
+) -> Expr:
     """The language of strings matching ``pattern``; ``char(ranges)`` spells one character from ``ranges``.
+    ``length``: only strings of that many characters (``minLength``/``maxLength``; an
+    :class:`UnsupportedSchemaError` when the pattern's shape does not allow the intersection).
     Built once per pattern and spelling (a format's call-id pattern recurs in every call)."""
     try:
-        return _pattern_ir(pattern, char)
+        if length == (0, None):
+            return _pattern_ir(pattern, char)
+        decoded = restrict_length(_pattern_ir(pattern, _one_char), length[0], length[1], pattern)
+        if decoded is None:
+            raise UnsupportedSchemaError(f"no string of length {length[0]}..{length[1]} matches pattern {pattern!r}")
+        return _spell(decoded, char)
     except UnsupportedSchemaError as exc:
         raise UnsupportedSchemaError(exc.message, path) from None
+
+
+def _one_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
+    """One decoded character (the spelling of the length-restricted patterns, re-spelled after)."""
+    return Chars(ranges, False)
+
+
+def _spell(e: Expr, char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
+    if isinstance(e, Chars):
+        return char(e.ranges)
+    if isinstance(e, Seq):
+        return seq(*(_spell(i, char) for i in e.items))
+    if isinstance(e, Alt):
+        return alt(*(_spell(i, char) for i in e.items))
+    if isinstance(e, Rep):
+        return Rep(_spell(e.item, char), e.min, e.max)
+    return e  # EMPTY
+
+
+def _span(e: Expr) -> tuple[int, int | None]:
+    """The fewest and most characters of a decoded pattern expression (None: unbounded)."""
+    if isinstance(e, Chars):
+        return 1, 1
+    if isinstance(e, Lit):
+        return len(e.text), len(e.text)
+    if isinstance(e, Seq):
+        lo, hi = 0, 0
+        for i in e.items:
+            a, b = _span(i)
+            lo += a
+            hi = None if hi is None or b is None else hi + b
+        return lo, hi
+    if isinstance(e, Alt):
+        spans = [_span(i) for i in e.items]
+        his = [b for _, b in spans]
+        return min(a for a, _ in spans), None if None in his else max(his)  # type: ignore[type-var]
+    if isinstance(e, Rep):
+        a, b = _span(e.item)
+        return a * e.min, None if e.max is None or b is None else b * e.max
+    raise TypeError(e)
+
+
+#: Most alternatives one length intersection may spell out (a bounded repetition, a sequence's choices).
+MAX_LENGTH_BRANCHES = 64
+
+
+def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str) -> Expr | None:
+    """The strings of decoded expression ``e`` with ``lo`` to ``hi`` characters; None when there are
+    none.  Exact for the shapes patterns have (one variable part per sequence, repetitions of a
+    fixed-length item, alternatives of them); :class:`UnsupportedSchemaError` otherwise."""
+    a, b = _span(e)
+    if (hi is not None and a > hi) or (b is not None and b < lo):
+        return None
+    if a >= lo and (hi is None or (b is not None and b <= hi)):
+        return e
+    if isinstance(e, Alt):
+        kept = [r for r in (restrict_length(i, lo, hi, pattern) for i in e.items) if r is not None]
+        return alt(*kept) if kept else None
+    if isinstance(e, Rep):
+        ia, ib = _span(e.item)
+        if ia == ib and ia > 0:
+            n_lo = max(e.min, -(-lo // ia))
+            n_hi = e.max if hi is None else (hi // ia if e.max is None else min(e.max, hi // ia))
+            return None if n_hi is not None and n_lo > n_hi else Rep(e.item, n_lo, n_hi)
+        if e.max is not None and e.max - e.min < 8:
+            return restrict_length(alt(*(seq(*[e.item] * n) for n in range(e.min, e.max + 1))), lo, hi, pattern)
+    if isinstance(e, Seq):
+        items = list(e.items)
+        spans = [_span(i) for i in items]
+        variable = [k for k, (x, y) in enumerate(spans) if x != y]
+        if len(variable) == 1:
+            k = variable[0]
+            fixed = sum(x for j, (x, _) in enumerate(spans) if j != k)
+            inner = restrict_length(items[k], max(lo - fixed, 0), None if hi is None else hi - fixed, pattern)
+            return None if inner is None else seq(*items[:k], inner, *items[k + 1:])
+        for k in variable:  # spell out one choice (an alternation, a short repetition) and retry
+            item = items[k]
+            if isinstance(item, Rep) and item.max is not None and item.max - item.min < 8:
+                item = alt(*(seq(*[item.item] * n) for n in range(item.min, item.max + 1)))
+            elif isinstance(item, Rep) and hi is not None and _span(item.item)[0] > 0:
+                top = hi // _span(item.item)[0] if item.max is None else min(item.max, hi // _span(item.item)[0])
+                if top - item.min < MAX_LENGTH_BRANCHES:  # each count of its own (at most hi characters)
+                    item = alt(*(Rep(item.item, n, n) for n in range(item.min, top + 1)))
+            if isinstance(item, Alt) and len(item.items) <= MAX_LENGTH_BRANCHES:
+                kept = [restrict_length(seq(*items[:k], choice, *items[k + 1:]), lo, hi, pattern)
+                        for choice in item.items]
+                found = [r for r in kept if r is not None]
+                return alt(*found) if found else None
+    raise UnsupportedSchemaError(f"pattern {pattern!r} together with minLength/maxLength: the intersection "
+                                 "has no grammar toolgram can write")
 
 
 @lru_cache(maxsize=1024)
@@ -85,16 +185,28 @@ def _pattern_ir(pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr
         tree = sre.parse(pattern)
     except Exception as exc:  # re.error
         raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}", path) from None
-    items = list(tree)
-    anchored_start = bool(items) and items[0] == (c.AT, c.AT_BEGINNING)
-    anchored_end = bool(items) and items[-1][0] == c.AT and items[-1][1] in (c.AT_END, c.AT_END_STRING)
-    if anchored_start:
-        items = items[1:]
-    if anchored_end:
-        items = items[:-1]
     any_text = Rep(char(((0, MAXCP),)), 0, None)
-    body = _seq(items, char, pattern, path)
-    return seq(EMPTY if anchored_start else any_text, body, EMPTY if anchored_end else any_text)
+    return alt(*(seq(EMPTY if start else any_text, _seq(items, char, pattern, path), EMPTY if end else any_text)
+                 for start, end, items in _anchored(list(tree))))
+
+
+def _anchored(items: list) -> list[tuple[bool, bool, list]]:
+    """A pattern's top-level alternatives as ``(anchored at the start, at the end, items)``: ECMAScript
+    anchors bind inside an alternation (``^dev|alpha|stable$`` is ``(^dev)|(alpha)|(stable$)``),
+    also inside one group that is the whole pattern."""
+    if len(items) == 1 and items[0][0] == c.BRANCH:
+        return [part for branch in items[0][1][1] for part in _anchored(list(branch))]
+    if len(items) == 1 and items[0][0] == c.SUBPATTERN:
+        inner = list(items[0][1][-1])
+        if any(op == c.AT for op, _ in inner) or (len(inner) == 1 and inner[0][0] == c.BRANCH):
+            return _anchored(inner)
+    start = bool(items) and items[0] == (c.AT, c.AT_BEGINNING)
+    if start:
+        items = items[1:]
+    end = bool(items) and items[-1][0] == c.AT and items[-1][1] in (c.AT_END, c.AT_END_STRING)
+    if end:
+        items = items[:-1]
+    return [(start, end, items)]
 
 
 def _seq(items: list, char: Callable, pattern: str, path: str) -> Expr:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +24,6 @@ ANNOTATIONS = frozenset(
         "deprecated",
         "readOnly",
         "writeOnly",
-        "format",
         "contentMediaType",
         "contentEncoding",
         "$defs",
@@ -56,6 +57,8 @@ ENFORCED = frozenset(
         "exclusiveMaximum",
         "nullable",
         "pattern",
+        "format",
+        "not",
     }
 )
 # Keywords that constrain values but cannot be enforced in a grammar here.
@@ -69,7 +72,6 @@ UNSUPPORTED = frozenset(
         "if",
         "then",
         "else",
-        "not",
         "uniqueItems",
         "contains",
         "minContains",
@@ -114,6 +116,15 @@ def _bad_char(text: str) -> str | None:
     for ch in text:
         cp = ord(ch)
         if cp < 0x20 or 0x7F <= cp <= 0x9F or 0xD800 <= cp <= 0xDFFF:
+            return ch
+    return None
+
+
+def space_char(text: str) -> str | None:
+    """A whitespace or separator character of Unicode in ``text`` (NBSP, U+2028, U+3000, ...: the
+    parsers end a name at whitespace, so a name holding one could not round-trip)."""
+    for ch in text:
+        if ch.isspace() or unicodedata.category(ch) in ("Zs", "Zl", "Zp"):
             return ch
     return None
 
@@ -246,6 +257,10 @@ class SchemaContext:
 
     def check_keywords(self, schema: dict[str, Any], path: str) -> None:
         for key in schema:
+            if key == "multipleOf" and schema.get("type") == "integer":
+                continue  # the integer rule enforces it where it can (values.ValueBuilder._multiples)
+            if key == "additionalItems" and isinstance(schema.get("items"), list):
+                continue  # draft 7's tuple form: the array rule enforces it
             if key in UNSUPPORTED:
                 self.unsupported(key, path)
         t = schema.get("type")
@@ -254,46 +269,165 @@ class SchemaContext:
                 raise SchemaError(f"unrecognized type {one!r}{type_hint(one)}", f"{path}.type")
 
 
-def merge_all_of(schema: dict[str, Any], path: str) -> dict[str, Any]:
-    """Merge ``allOf`` branches of objects (properties, required) -- llama.cpp's reading."""
-    merged = {k: v for k, v in schema.items() if k != "allOf"}
-    branches = schema["allOf"]
-    if not isinstance(branches, list) or not branches:
-        raise SchemaError("allOf must be a non-empty array", f"{path}.allOf")
-    for key, kind in (("properties", dict), ("required", list)):
-        if key in merged and not isinstance(merged[key], kind):
-            raise SchemaError(f"{key} must be an {'object' if kind is dict else 'array'}", f"{path}.{key}")
-    for i, branch in enumerate(branches):
-        if not isinstance(branch, dict) or "$ref" in branch or "anyOf" in branch or "oneOf" in branch:
-            raise UnsupportedSchemaError("allOf is supported only over plain object schemas", f"{path}.allOf[{i}]")
-        for k, v in branch.items():
-            if k == "properties":
-                if not isinstance(v, dict):
-                    raise SchemaError("properties must be an object mapping names to schemas",
-                                      f"{path}.allOf[{i}].properties")
-                merged.setdefault("properties", {})
-                merged["properties"] = {**merged["properties"], **v}
-            elif k == "required":
-                if not isinstance(v, list) or not all(isinstance(r, str) for r in v):
-                    raise SchemaError("required must be an array of property names", f"{path}.allOf[{i}].required")
-                merged["required"] = list(dict.fromkeys([*merged.get("required", []), *v]))
-            elif k in merged and merged[k] != v:
-                raise UnsupportedSchemaError(f"allOf branches disagree on {k!r}", f"{path}.allOf[{i}].{k}")
-            else:
-                merged[k] = v
-    return merged
+def merge_all_of(schema: dict[str, Any], path: str, ctx: SchemaContext | None = None) -> dict[str, Any]:
+    """``schema``'s ``allOf`` branches (and ``$ref`` with sibling keywords) met into one schema: see :func:`flatten`."""
+    ctx = ctx or SchemaContext(root=schema, path=path)
+    return flatten(schema, ctx, path)
+
+
+#: keywords whose ``allOf`` meet is the larger / the smaller of the two values
+_LOWER_BOUNDS = ("minimum", "minLength", "minItems", "minProperties")
+_UPPER_BOUNDS = ("maximum", "maxLength", "maxItems", "maxProperties")
+_NUMERIC_TYPES = {"integer", "number"}
+
+
+def _type_set(t: Any) -> set[str] | None:
+    if t is None:
+        return None
+    return set(t) if isinstance(t, list) else {t}
+
+
+def _meet_types(a: Any, b: Any, path: str) -> Any:
+    """The types both ``a`` and ``b`` admit (``integer`` is a ``number``)."""
+    sa, sb = _type_set(a), _type_set(b)
+    if sa is None or sb is None:
+        return b if sa is None else a
+    out = sa & sb
+    if "number" in sa and "integer" in sb or "number" in sb and "integer" in sa:
+        out.add("integer")
+    if not out:
+        raise SchemaError(f"allOf admits no value: type {a!r} and type {b!r} share none", f"{path}.type")
+    order = [t for t in (*(a if isinstance(a, list) else [a]), "integer") if t in out]
+    order = list(dict.fromkeys(order))
+    return order[0] if len(order) == 1 else order
+
+
+def _meet_values(a: list[Any], b: list[Any]) -> list[Any]:
+    """The values of ``a`` that ``b`` holds too (JSON equality: ``1`` and ``true`` differ)."""
+    keys = {json.dumps(v, sort_keys=True) for v in b}
+    return [v for v in a if json.dumps(v, sort_keys=True) in keys]
+
+
+def meet(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
+    """One schema admitting exactly what both ``a`` and ``b`` admit, where the keywords allow it;
+    an :class:`UnsupportedSchemaError` at ``path`` where they cannot be merged (two ``pattern``)."""
+    out = dict(a)
+    for k, v in b.items():
+        if k not in out or out[k] == v:
+            out[k] = v
+            continue
+        mine = out[k]
+        if k == "type":
+            out[k] = _meet_types(mine, v, path)
+        elif k == "properties":
+            if not isinstance(mine, dict) or not isinstance(v, dict):
+                raise SchemaError("properties must be an object mapping names to schemas", f"{path}.properties")
+            both = {**mine}
+            for name, sub in v.items():
+                both[name] = sub if name not in both or both[name] == sub else {"allOf": [both[name], sub]}
+            out[k] = both
+        elif k == "required":
+            if not isinstance(mine, list) or not isinstance(v, list):
+                raise SchemaError("required must be an array of property names", f"{path}.required")
+            out[k] = list(dict.fromkeys([*mine, *v]))
+        elif k in _LOWER_BOUNDS and _plain_number(mine) and _plain_number(v):
+            out[k] = max(mine, v)
+        elif k in _UPPER_BOUNDS and _plain_number(mine) and _plain_number(v):
+            out[k] = min(mine, v)
+        elif k == "exclusiveMinimum" and _plain_number(mine) and _plain_number(v):
+            out[k] = max(mine, v)
+        elif k == "exclusiveMaximum" and _plain_number(mine) and _plain_number(v):
+            out[k] = min(mine, v)
+        elif k in ("enum", "const"):
+            pass  # met below, with each other
+        elif k in ("items", "additionalProperties", "not") and isinstance(mine, dict) and isinstance(v, dict):
+            out[k] = {"allOf": [mine, v]} if k != "not" else {"anyOf": [mine, v]}
+        elif k in ("items", "additionalProperties") and (mine is False or v is False):
+            out[k] = False
+        elif k in ("items", "additionalProperties") and (mine is True or v is True):
+            out[k] = v if mine is True else mine
+        elif k in ANNOTATIONS and k != "format":
+            pass  # an annotation: either text will do
+        else:
+            raise UnsupportedSchemaError(f"allOf branches disagree on {k!r} (cannot be merged into one grammar)",
+                                         f"{path}.{k}")
+    sides = [[s["const"]] if "const" in s else s["enum"] for s in (a, b) if "const" in s or "enum" in s]
+    if len(sides) == 2 and all(isinstance(s, list) for s in sides):
+        values = _meet_values(sides[0], sides[1])
+        if not values:
+            raise SchemaError("allOf admits no value: its enum/const values have none in common", path)
+        out.pop("const", None)
+        out["enum"] = values
+    # an explicit additionalProperties false admits no name its own properties do not declare
+    for side in (a, b):
+        if side.get("additionalProperties") is False and isinstance(out.get("properties"), dict):
+            own = side.get("properties") or {}
+            gone = [n for n in out["properties"] if n not in own]
+            for n in gone:
+                if n in (out.get("required") or []):
+                    raise SchemaError(f"allOf admits no value: {n!r} is required but not allowed", path)
+                del out["properties"][n]
+    return out
+
+
+def _plain_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def flatten(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = frozenset()) -> Any:
+    """``schema`` with its ``allOf`` and its ``$ref``-with-sibling-keywords (which mean ``allOf:
+    [target, siblings]``) met into one schema (:func:`meet`).  Nested schemas keep their ``$ref``."""
+    parts: list[tuple[dict[str, Any], str]] = []
+
+    def collect(s: Any, where: str, refs: frozenset[str]) -> None:
+        if s is True or s == {}:
+            return
+        if s is False:
+            raise SchemaError("schema 'false' admits no value", where)
+        if not isinstance(s, dict):
+            raise SchemaError("a schema must be an object or a boolean", where)
+        rest = dict(s)
+        ref = rest.pop("$ref", None)
+        branches = rest.pop("allOf", None)
+        if ref is not None:
+            if not isinstance(ref, str):
+                raise SchemaError("$ref must be a string", f"{where}.$ref")
+            if ref in refs:
+                raise SchemaError(f"$ref cycle through {ref!r}", f"{where}.$ref")
+            target, _ = ctx.resolve(ref, f"{where}.$ref")
+            collect(target, where, refs | {ref})
+        if branches is not None:
+            if not isinstance(branches, list) or not branches:
+                raise SchemaError("allOf must be a non-empty array", f"{where}.allOf")
+            for i, branch in enumerate(branches):
+                collect(branch, f"{where}.allOf[{i}]", refs)
+        if "properties" in rest and not isinstance(rest["properties"], dict):
+            raise SchemaError("properties must be an object mapping names to schemas", f"{where}.properties")
+        req = rest.get("required")
+        if req is not None and (not isinstance(req, list) or not all(isinstance(r, str) for r in req)):
+            raise SchemaError("required must be an array of property names", f"{where}.required")
+        if rest:
+            parts.append((rest, where))
+
+    collect(schema, path, _refs)
+    if not parts:
+        return {}
+    out, _ = parts[0]
+    for part, where in parts[1:]:
+        out = meet(out, part, where)
+    return out
 
 
 def arguments_object(params: dict[str, Any], ctx: SchemaContext) -> dict[str, Any]:
     """The object schema a tool's ``parameters`` describe: a chain of local ``$ref`` followed and
     ``allOf`` branches merged.  The one reading of a tool's arguments: the compiler writes its
     members from it, the parsers type their values with it (:meth:`Tool.reading_schema`)."""
-    schema = ctx.deref(params, ctx.path)
+    if not isinstance(params, dict) or ("$ref" not in params and "allOf" not in params):
+        return params
+    ctx.check_keywords(params, ctx.path)
+    schema = flatten(params, ctx, ctx.path)
     if not isinstance(schema, dict):
         raise SchemaError("parameters must resolve to an object schema", f"{ctx.path}.$ref")
-    if "allOf" in schema:
-        ctx.check_keywords(schema, ctx.path)
-        schema = merge_all_of(schema, ctx.path)
     return schema
 
 
@@ -319,7 +453,7 @@ def load_tools(tools: Any) -> list[Tool]:
         name = fn.get("name")
         if not isinstance(name, str) or not name:
             raise SchemaError("function.name must be a non-empty string", f"{path}.name")
-        if any(c in name for c in "<>\"'\n\t ()[]{}=,") or _bad_char(name):
+        if any(c in name for c in "<>\"'()[]{}=,") or _bad_char(name) or space_char(name):
             raise SchemaError(f"function name {name!r} contains characters no format can carry", f"{path}.name")
         if name in seen:
             raise SchemaError(f"duplicate tool name {name!r}", f"{path}.name")

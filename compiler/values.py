@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any, Literal
 
 from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
+from .formats import format_pattern
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
 from .regex import json_char, pattern_to_ir, python_char, raw_char
 from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, type_hint
@@ -25,6 +27,8 @@ Syntax = Literal["json", "python", "gemma"]
 MAX_LENGTH = 1_000
 #: Largest ``minItems``/``maxItems`` (arrays repeat a whole value rule).
 MAX_ITEMS = 100
+#: Most multiples an integer ``multipleOf`` with bounds spells out.
+MAX_MULTIPLES = 1_000
 #: Most decimal digits of an integer ``minimum``/``maximum`` (the range rules grow with the digits).
 MAX_INT_DIGITS = 40
 
@@ -34,7 +38,9 @@ HEX = Chars(((ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))))
 # llama.cpp's bounded JSON whitespace: nothing, a space, or 1-2 newlines and up to 20 indents.
 # GBNF and EBNF print it as one rule ``ws`` (issue 10: engines expand every inline copy).
 JSON_WS = named(alt(EMPTY, Lit(" "), seq(Rep(Lit("\n"), 1, 2), Rep(Chars.of(" \t"), 0, 20))), "ws")
-WS = Rep(Chars.of(" \t\n"), 0, None)  # SPEC section 1: between calls, before and after them
+WS = Rep(Chars.of(" \t\n"), 0, None)  # SPEC section 1: between calls and before them
+#: SPEC section 1: after the last call at most one newline, so every engine's matcher completes there
+END_WS = Rep(Lit("\n"), 0, 1)
 
 INT_RE = seq(opt(Lit("-")), alt(Lit("0"), seq(DIGIT19, Rep(DIGIT, 0, None))))
 FRAC = seq(Lit("."), Rep(DIGIT, 1, None))
@@ -136,6 +142,148 @@ def _digit_class(lo: str, hi: str) -> Expr:
     return Lit(lo) if lo == hi else Chars(((ord(lo), ord(hi)),))
 
 
+# -- decimal ranges (``number`` with bounds) ------------------------------------------------------
+#: a fraction bound is ``(digits, exclusive)``: the fraction's digits without trailing zeros; None: no bound
+_ANY = "any"
+DIGITS_ANY = Rep(DIGIT, 0, None)
+
+
+def _frac_step(bound: tuple[str, bool] | None, c: int, upper: bool) -> Any:
+    """What a fraction bound leaves for the digits after a first digit ``c``: ``_ANY``, None (no digit
+    string), or the rest of the bound."""
+    if bound is None:
+        return _ANY
+    f, ex = bound
+    d = int(f[0]) if f else 0
+    if not upper:
+        if c > d:
+            return _ANY
+        if c < d:
+            return None
+        rest = (f[1:], ex) if f else ("", True)
+        return _ANY if rest == ("", False) else rest
+    if not f and not ex:  # at most 0.000...: only zeros
+        return ("", False) if c == 0 else None
+    if c < d:
+        return _ANY
+    if c > d:
+        return None
+    return (f[1:], ex)
+
+
+def _fraction(lower: tuple[str, bool] | None, upper: tuple[str, bool] | None) -> tuple[Expr | None, bool]:
+    """Digit strings ``s`` with ``0.s`` within the bounds: (the non-empty ones, whether the empty one is)."""
+    if upper == ("", True):
+        return None, False
+    if lower is None and upper is None:
+        return Rep(DIGIT, 1, None), True
+    if lower == ("", True):
+        if upper is None:
+            return seq(Rep(Lit("0"), 0, None), DIGIT19, DIGITS_ANY), False
+        if upper[0] == "":
+            return None, False
+    if lower is None and upper == ("", False):
+        return Rep(Lit("0"), 1, None), True
+    parts: list[Expr] = []
+    free: list[int] = []
+    for c in range(10):
+        lo, hi = _frac_step(lower, c, False), _frac_step(upper, c, True)
+        if lo is None or hi is None:
+            continue
+        if lo is _ANY and hi is _ANY:
+            free.append(c)
+            continue
+        ne, empty = _fraction(None if lo is _ANY else lo, None if hi is _ANY else hi)
+        rest = [x for x in (ne, EMPTY if empty else None) if x is not None]
+        if rest:
+            parts.append(seq(Lit(str(c)), alt(*rest)))
+    runs: list[list[int]] = []
+    for c in free:
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    free_parts = [seq(_digit_class(str(a), str(b)), DIGITS_ANY) for a, b in runs]
+    found = free_parts + parts
+    return (alt(*found) if found else None), lower is None
+
+
+def _with_fraction(whole: Expr, lower: tuple[str, bool] | None, upper: tuple[str, bool] | None) -> Expr | None:
+    ne, empty = _fraction(lower, upper)
+    tails = [x for x in (EMPTY if empty else None, None if ne is None else seq(Lit("."), ne)) if x is not None]
+    return seq(whole, alt(*tails)) if tails else None
+
+
+def _split(v: Decimal) -> tuple[int, str]:
+    """``v`` (non-negative) as its whole part and its fraction's digits without trailing zeros."""
+    whole = int(v)  # truncates: v >= 0
+    frac = format(v - whole, "f")
+    digits = frac.split(".", 1)[1].rstrip("0") if "." in frac else ""
+    return whole, digits
+
+
+def _wholes_by_length(a: int, b: int | None) -> list[tuple[int, Expr]]:
+    """Whole numbers in ``[a, b]`` grouped by their digit count (``b`` None: the longest group is open)."""
+    out: list[tuple[int, Expr]] = []
+    top = b if b is not None else 10 ** len(str(a)) - 1
+    for length in range(len(str(a)), len(str(top)) + 1):
+        lo = max(a, 10 ** (length - 1) if length > 1 else 0)
+        hi = min(top, 10**length - 1)
+        if lo <= hi:
+            out.append((length, _same_length(str(lo), str(hi))))
+    if b is None:
+        out.append((len(str(a)) + 1, seq(DIGIT19, Rep(DIGIT, len(str(a)), None))))
+    return out
+
+
+def _nonneg_decimal(a: Decimal, a_ex: bool, b: Decimal | None, b_ex: bool) -> Expr | None:
+    """Non-negative decimals (no exponent) between ``a`` and ``b`` (None: no upper bound).  Longer
+    whole parts come first: a Lark terminal takes the first alternative that matches, and ``1``
+    must not end a token that ``10`` continues."""
+    whole_a, fa = _split(a)
+    lower = None if fa == "" and not a_ex else (fa, a_ex)
+    parts: list[tuple[int, Expr | None]] = []
+    if b is not None:
+        whole_b, fb = _split(b)
+        upper = (fb, b_ex)
+        if whole_a == whole_b:
+            return _with_fraction(Lit(str(whole_a)), lower, upper)
+        parts.append((len(str(whole_a)), _with_fraction(Lit(str(whole_a)), lower, None)))
+        if whole_a + 1 <= whole_b - 1:
+            parts += [(n, seq(e, opt(FRAC))) for n, e in _wholes_by_length(whole_a + 1, whole_b - 1)]
+        parts.append((len(str(whole_b)), _with_fraction(Lit(str(whole_b)), None, upper)))
+    else:
+        parts.append((len(str(whole_a)), _with_fraction(Lit(str(whole_a)), lower, None)))
+        parts += [(n, seq(e, opt(FRAC))) for n, e in _wholes_by_length(whole_a + 1, None)]
+    found = [e for _, e in sorted(parts, key=lambda p: -p[0]) if e is not None]
+    return alt(*found) if found else None
+
+
+def decimal_range(lo: Decimal | None, lo_ex: bool, hi: Decimal | None, hi_ex: bool) -> Expr:
+    """JSON numbers (``-``, whole part, optional fraction; no exponent) between ``lo`` and ``hi``
+    (None: unbounded; ``*_ex``: the bound itself excluded).  ValueError when none is."""
+    if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_ex or hi_ex))):
+        raise ValueError("empty number range")
+    parts: list[Expr | None] = []
+    if lo is None or lo < 0:
+        # magnitudes of the negative numbers (and -0 where 0 is in range)
+        if hi is None or hi > 0:
+            m_lo, m_lo_ex = Decimal(0), False
+        else:
+            m_lo, m_lo_ex = -hi, hi_ex
+        m_hi, m_hi_ex = (None, False) if lo is None else (-lo, lo_ex)
+        neg = _nonneg_decimal(m_lo, m_lo_ex, m_hi, m_hi_ex)
+        if neg is not None:
+            parts.append(seq(Lit("-"), neg))
+    if hi is None or hi > 0 or (hi == 0 and not hi_ex):
+        p_lo, p_lo_ex = (Decimal(0), False) if lo is None or lo < 0 else (lo, lo_ex)
+        parts.append(_nonneg_decimal(p_lo, p_lo_ex, hi, hi_ex))
+    found = [p for p in parts if p is not None]
+    if not found:
+        raise ValueError("empty number range")
+    return alt(*found)
+
+
 def schema_text(schema: Any) -> str | None:
     """A schema's canonical JSON text, the key of the per-grammar memos; ``None`` for a schema that
     cannot be one: with a ``$ref`` (it resolves against its own document) or not JSON."""
@@ -149,9 +297,13 @@ def schema_text(schema: Any) -> str | None:
 class ValueBuilder:
     """Builds value rules for one tool's schema in ``json`` or ``python`` spelling."""
 
-    def __init__(self, grammar: Grammar, syntax: Syntax, ctx: SchemaContext, prefix: str) -> None:
+    def __init__(self, grammar: Grammar, syntax: Syntax, ctx: SchemaContext, prefix: str,
+                 whitespace: str = "canonical") -> None:
         self.g = grammar
         self.syntax = syntax
+        #: ``canonical``: punctuation spelled as ``json.dumps`` writes it (``, `` and ``: ``);
+        #: ``flexible``: llama.cpp's bounded JSON whitespace around it (SPEC section 1)
+        self.canonical = whitespace == "canonical"
         self.ctx = ctx
         self.prefix = prefix
         self._refs: dict[str, Ref] = {}
@@ -160,14 +312,17 @@ class ValueBuilder:
 
     # -- punctuation -------------------------------------------------------------------------
     def punct(self, text: str) -> Expr:
-        """``text`` with optional JSON whitespace around it, as one token (Gemma 4: none)."""
-        return _bare(text) if self.syntax == "gemma" else _punct(text)
+        """``text`` with optional JSON whitespace around it, as one token (Gemma 4: none; canonical:
+        the template's spelling, ``, `` and ``: ``)."""
+        if self.syntax == "gemma":
+            return _bare(text)
+        return _canonical(text) if self.canonical else _punct(text)
 
     def open_(self, text: str) -> Expr:
-        return _bare(text) if self.syntax == "gemma" else _open(text)
+        return _bare(text) if self.syntax == "gemma" or self.canonical else _open(text)
 
     def close_(self, text: str) -> Expr:
-        return _bare(text) if self.syntax == "gemma" else _close(text)
+        return _bare(text) if self.syntax == "gemma" or self.canonical else _close(text)
 
     # -- scalars -----------------------------------------------------------------------------
     def string(self, min_len: int = 0, max_len: int | None = None) -> Expr:
@@ -262,6 +417,13 @@ class ValueBuilder:
         if not isinstance(prefix, list):
             raise SchemaError("prefixItems must be an array of schemas", f"{path}.prefixItems")
         items = schema.get("items", {})
+        prefix_key = "prefixItems"
+        if isinstance(items, list) and "prefixItems" not in schema:
+            # draft 7's tuple form: items [a, b] then additionalItems for the rest (absent: any)
+            prefix, items, prefix_key = items, schema.get("additionalItems", {}), "items"
+            if not isinstance(items, (dict, bool)):
+                raise SchemaError("additionalItems must be a schema (an object or a boolean)",
+                                  f"{path}.additionalItems")
         if not isinstance(items, (dict, bool)):
             raise SchemaError("items must be a schema (an object or a boolean)", f"{path}.items")
         lo = count(schema, "minItems", path, MAX_ITEMS) or 0
@@ -269,20 +431,30 @@ class ValueBuilder:
         if hi is not None and hi < lo:
             raise SchemaError("maxItems is smaller than minItems", f"{path}.maxItems")
         comma = self.punct(",")
-        elems: list[Expr] = [self.value(s, f"{path}.prefixItems.{i}", f"{hint}-{i}") for i, s in enumerate(prefix)]
+        elems: list[Expr] = [self.value(s, f"{path}.{prefix_key}.{i}", f"{hint}-{i}") for i, s in enumerate(prefix)]
         if items is False:
             tail_item = None
         else:
-            tail_item = self.value(items if isinstance(items, dict) else {}, f"{path}.items", f"{hint}-item")
+            where = f"{path}.additionalItems" if prefix_key == "items" else f"{path}.items"
+            tail_item = self.value(items if isinstance(items, dict) else {}, where, f"{hint}-item")
         n_prefix = len(elems)
         if n_prefix:
             members = [(EMPTY, e, i < lo) for i, e in enumerate(elems)]
             rest_lo = max(lo - n_prefix, 0)
             rest_hi = None if hi is None else max(hi - n_prefix, 0)
             extra_ok = tail_item is not None and rest_hi != 0
-            if extra_ok and (rest_lo or rest_hi is not None):
-                raise UnsupportedSchemaError("prefixItems with min/maxItems beyond them", path)
-            body = self.object_body(members, comma, (EMPTY, tail_item) if extra_ok else None, hint)
+            del members
+            # positions cannot be skipped: element k comes only after elements 0..k-1 (and at most maxItems)
+            shown = elems if hi is None else elems[:hi]
+            follow: Expr = EMPTY
+            if extra_ok and tail_item is not None:  # the items after the prefix, counted by min/maxItems
+                follow = Rep(seq(comma, tail_item), rest_lo, rest_hi)
+            for k in range(len(shown) - 1, 0, -1):
+                nxt = seq(comma, shown[k], follow)
+                follow = nxt if k < lo else opt(nxt)
+            body = seq(shown[0], follow) if shown else EMPTY
+            if lo == 0 and shown:
+                body = opt(body)
         else:
             if tail_item is None:
                 body = EMPTY
@@ -338,7 +510,9 @@ class ValueBuilder:
         if "$ref" in schema:
             return self._ref(schema, path)
         if "allOf" in schema:
-            return self.value(merge_all_of(schema, path), path, hint)
+            return self.value(merge_all_of(schema, path, self.ctx), path, hint)
+        if "not" in schema:
+            return self.value(self._without_not(schema, path), path, hint)
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 outer = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
@@ -350,12 +524,10 @@ class ValueBuilder:
                     for i, b in enumerate(branches)
                 ]
                 return self.g.shared(hint, alt(*alts))
-        if "const" in schema:
-            return self.literal(schema["const"], f"{path}.const")
-        if "enum" in schema:
-            values = schema["enum"]
-            if not isinstance(values, list) or not values:
-                raise SchemaError("enum must be a non-empty array", f"{path}.enum")
+        if "const" in schema or "enum" in schema:
+            values = enum_values(schema, path)
+            if "const" in schema and len(values) == 1 and "enum" not in schema:
+                return self.literal(values[0], f"{path}.const")
             # one token: Lark then builds one terminal (a trie regex), not one per value
             return Token(alt(*(self.literal(v, f"{path}.enum") for v in values)), "ENUM")
         types = schema.get("type")
@@ -374,16 +546,61 @@ class ValueBuilder:
             raise SchemaError(f"unrecognized type {types!r}{type_hint(types)}", f"{path}.type")
         return getattr(self, f"_t_{types}")(schema, path, hint)
 
+    def _without_not(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
+        """``schema`` with its ``not`` (over ``type``/``const``/``enum``) written as positive keywords:
+        the enum values it excludes dropped, the types it excludes taken out of ``type``.  Any other
+        ``not`` is unsupported (permissive: ignored, a superset)."""
+        rest = {k: v for k, v in schema.items() if k != "not"}
+        neg = schema["not"]
+        keys = set(neg) - ANNOTATIONS if isinstance(neg, dict) else None
+        if not keys or not keys <= {"type", "const", "enum"}:
+            self.ctx.unsupported("not", path)
+            return rest
+        if "const" in rest or "enum" in rest:
+            return {**rest, "enum": enum_values(schema, path)}  # the values 'not' excludes dropped
+        if keys == {"type"}:
+            excluded = set(neg["type"] if isinstance(neg["type"], list) else [neg["type"]])
+            t = rest.get("type", list(TYPES))
+            allowed = [x for x in (t if isinstance(t, list) else [t]) if x not in excluded]
+            if "number" in excluded:
+                allowed = [x for x in allowed if x != "integer"]
+            if "integer" in excluded and "number" in allowed:
+                self.ctx.unsupported("not", path)  # a number that is not an integer: no grammar here
+                return rest
+            if not allowed:
+                raise SchemaError("the schema admits no value: 'not' excludes every type it allows", f"{path}.not")
+            return {**rest, "type": allowed if len(allowed) > 1 else allowed[0]}
+        values = [neg["const"]] if "const" in neg else neg["enum"] if isinstance(neg.get("enum"), list) else None
+        if values is None or "type" in keys or not all(v is None or isinstance(v, bool) for v in values):
+            self.ctx.unsupported("not", path)  # excluding a string or number value: no grammar here
+            return rest
+        t = rest.get("type", list(TYPES))
+        allowed = [x for x in (t if isinstance(t, list) else [t]) if not (x == "null" and None in values)]
+        bools = [b for b in (True, False) if b not in values]
+        branches = [{**rest, "type": x} for x in allowed if x != "boolean"]
+        if "boolean" in allowed and bools:
+            branches.append({**rest, "type": "boolean", "enum": bools})
+        if not branches:
+            raise SchemaError("the schema admits no value: 'not' excludes all of it", f"{path}.not")
+        return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
     def _ref(self, schema: dict[str, Any], path: str) -> Expr:
         ref = schema["$ref"]
         if not isinstance(ref, str):
             raise SchemaError("$ref must be a string", f"{path}.$ref")
-        if ref in self._refs:
-            if ref in self._head:
+        siblings = {k: v for k, v in schema.items() if k not in ANNOTATIONS and k != "$ref"}
+        # with sibling keywords a $ref means allOf [target, siblings]: a rule of its own, memoized
+        # by the reference and the siblings (the target's rule stays as it is for its other uses)
+        key = ref if not siblings else f"{ref} {json.dumps(siblings, sort_keys=True, default=repr)}"
+        if key in self._refs:
+            if key in self._head:
                 raise SchemaError(f"$ref cycle through {ref!r} that reads no value text (left recursion)",
                                   f"{path}.$ref")
-            return self._refs[ref]
-        target, tpath = self.ctx.resolve(ref, f"{path}.$ref")
+            return self._refs[key]
+        if siblings:
+            target, tpath = merge_all_of(schema, path, self.ctx), path
+        else:
+            target, tpath = self.ctx.resolve(ref, f"{path}.$ref")
         chain = {ref}
         while isinstance(target, dict) and "$ref" in target and not set(target) - ANNOTATIONS - {"$ref"}:
             if target["$ref"] in chain:  # a == b == a: a rule that derives only itself
@@ -391,42 +608,63 @@ class ValueBuilder:
             chain.add(target["$ref"])
             target, tpath = self.ctx.resolve(target["$ref"], f"{path}.$ref")
         name = self.g.reserve(f"{self.prefix}-{ref.rsplit('/', 1)[-1] or 'root'}")
-        self._refs[ref] = Ref(name)
-        extra = {k: v for k, v in schema.items() if k != "$ref" and k not in ("description", "title")}
-        merged = {**target, **extra} if extra and isinstance(target, dict) else target
-        self._head.add(ref)
+        self._refs[key] = Ref(name)
+        self._head.add(key)
         try:
-            self.g.rules[name] = self.value(merged, tpath, name)
+            self.g.rules[name] = self.value(target, tpath, name)
         finally:
-            self._head.discard(ref)
+            self._head.discard(key)
         return Ref(name)
 
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        fmt = format_pattern(schema.get("format"))
+        if fmt is not None and "pattern" in schema:
+            self.ctx.unsupported("format", path)  # two patterns: no intersection written (permissive: the pattern)
+            fmt = None
         if "pattern" in schema:
             return self.g.shared(hint, self._pattern(schema, path))
         lo, hi = length_bounds(schema, path)
+        if fmt is not None:
+            try:
+                return self.g.shared(hint, self.pattern_string(fmt, f"{path}.format", (lo, hi), vetted=True))
+            except UnsupportedSchemaError:
+                if not self.ctx.permissive:
+                    raise
+                self.ctx.unsupported("format", path)  # relaxed: a plain string of that length
         return self.string(lo, hi)
 
     def _pattern(self, schema: dict[str, Any], path: str) -> Expr:
-        if "minLength" in schema or "maxLength" in schema:
-            raise UnsupportedSchemaError("pattern together with minLength/maxLength", f"{path}.pattern")
         pattern = schema["pattern"]
         if not isinstance(pattern, str):
             raise SchemaError("pattern must be a string", f"{path}.pattern")
-        where = f"{path}.pattern"
+        return self.pattern_string(pattern, f"{path}.pattern", length_bounds(schema, path))
+
+    def pattern_string(self, pattern: str, where: str, length: tuple[int, int | None] = (0, None),
+                       vetted: bool = False) -> Expr:
+        """A string matching ``pattern`` (ECMAScript syntax; a ``format``'s pattern too), of ``length``
+        characters, in this builder's syntax: one token.  A schema's own pattern names its ``where``
+        on the token (Lark prints it through a DFA when a backtracking matcher could take exponential
+        time on it); a ``vetted`` one (:mod:`.formats`: only bounded repetitions are ambiguous) is printed
+        as it is."""
+        tag = "" if vetted else where
         if self.syntax == "json":
-            return Token(seq(Lit('"'), pattern_to_ir(pattern, json_char, where), Lit('"')), "STRING", path=where)
+            body = pattern_to_ir(pattern, json_char, where, length)
+            return Token(seq(Lit('"'), body, Lit('"')), "STRING", path=tag)
         if self.syntax == "gemma":
             q = Lit(gemma_text.QUOTE)
-            return Token(seq(q, pattern_to_ir(pattern, raw_char("<"), where), q), "STRING", path=where)
+            return Token(seq(q, pattern_to_ir(pattern, raw_char("<"), where, length), q), "STRING", path=tag)
         return Token(
-            alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), where), Lit(q)) for q in "'\"")),
+            alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), where, length), Lit(q)) for q in "'\"")),
             "STRING",
-            path=where,
+            path=tag,
         )
 
     def _t_integer(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         lo, hi = _int_bounds(schema, path)
+        if "multipleOf" in schema:
+            multiples = self._multiples(schema["multipleOf"], lo, hi, f"{path}.multipleOf")
+            if multiples is not None:
+                return multiples
         if lo is None and hi is None:
             return Token(INT_RE, "INT")
         try:
@@ -434,11 +672,52 @@ class ValueBuilder:
         except ValueError:
             raise SchemaError("minimum is larger than maximum", path) from None
 
+    def _multiples(self, m: Any, lo: int | None, hi: int | None, where: str) -> Expr | None:
+        """Integers that are multiples of ``m``: None when every integer is (``m`` divides 1); all of
+        them spelled out when the bounds leave at most :data:`MAX_MULTIPLES`; a multiple of 10**k as
+        its trailing zeros, of 2 or 5 by the last digit.  Otherwise unsupported (permissive: any integer)."""
+        if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0 or not math.isfinite(m):
+            raise SchemaError("multipleOf must be a number larger than 0", where)
+        d = Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
+        if d != d.to_integral_value():
+            inverse = 1 / d
+            if inverse == inverse.to_integral_value():
+                return None  # 0.5, 0.25 ...: every integer is a multiple
+            self.ctx.unsupported("multipleOf", where.rsplit(".", 1)[0])
+            return None
+        k = int(d)
+        if k == 1:
+            return None
+        if lo is not None and hi is not None:
+            if hi < lo:
+                raise SchemaError("minimum is larger than maximum", where.rsplit(".", 1)[0])
+            first = -(-lo // k) * k
+            if first > hi or (hi - first) // k < MAX_MULTIPLES:
+                values = [str(v) for v in range(first, hi + 1, k)]
+                if not values:
+                    raise SchemaError(f"no multiple of {k} lies between minimum and maximum", where)
+                # longer spellings first: a Lark terminal takes the first alternative that matches
+                return Token(alt(*(Lit(v) for v in sorted(values, key=len, reverse=True))), "INT")
+        if lo is None and hi is None:
+            zeros = len(str(k)) - 1
+            if k == 10**zeros:
+                return Token(alt(seq(opt(Lit("-")), DIGIT19, DIGITS_ANY, Rep(Lit("0"), zeros, zeros)), Lit("0")), "INT")
+            if k in (2, 5):
+                last = Chars.of("02468" if k == 2 else "05")
+                first_digit = Chars.of("2468" if k == 2 else "5")
+                return Token(alt(seq(opt(Lit("-")), alt(seq(DIGIT19, DIGITS_ANY, last), first_digit)), Lit("0")), "INT")
+        self.ctx.unsupported("multipleOf", where.rsplit(".", 1)[0])
+        return None
+
     def _t_number(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
-        for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            if k in schema:
-                self.ctx.unsupported(k, path)
-        return Token(NUMBER, "NUMBER")
+        lo, lo_ex, hi, hi_ex = number_bounds(schema, path)
+        if lo is None and hi is None:
+            return Token(NUMBER, "NUMBER")
+        # bounded: decimal spellings only (no exponent), as llguidance writes them
+        try:
+            return Token(decimal_range(lo, lo_ex, hi, hi_ex), "NUMBER")
+        except ValueError:
+            raise SchemaError("no number lies between minimum and maximum", path) from None
 
     def _t_boolean(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         return self.boolean()
@@ -473,6 +752,12 @@ def _punct(text: str) -> Expr:
 def _bare(text: str) -> Token:
     """Punctuation without whitespace (Gemma 4)."""
     return Token(Lit(text), "G" + _PUNCT_NAMES[text])
+
+
+@cache
+def _canonical(text: str) -> Token:
+    """Punctuation as ``json.dumps`` and Python's ``repr`` write it: a space after ``,`` and ``:``."""
+    return Token(Lit(text + " "), "K" + _PUNCT_NAMES[text]) if text in ",:" else _bare(text)
 
 
 @cache
@@ -513,6 +798,99 @@ def _literal(syntax: Syntax, value: Any) -> Expr:
 @lru_cache(maxsize=4096)
 def _literal_cached(syntax: Syntax, value: Any, _type: type) -> Expr:
     return _literal(syntax, value)
+
+
+def enum_values(schema: dict[str, Any], path: str) -> list[Any]:
+    """The ``const``/``enum`` values of ``schema`` that its other keywords admit too (``{"type":
+    "integer", "enum": [1, "a"]}`` admits 1 only); a :class:`SchemaError` when none is."""
+    if "const" in schema:
+        values = [schema["const"]]
+        if "enum" in schema:
+            values = [v for v in _enum_list(schema, path) if _same(v, schema["const"])]
+    else:
+        values = _enum_list(schema, path)
+    kept = [v for v in values if admits(schema, v)]
+    if not kept:
+        where = f"{path}.const" if "const" in schema else f"{path}.enum"
+        raise SchemaError("no const/enum value satisfies the schema's other keywords", where)
+    return kept
+
+
+def _enum_list(schema: dict[str, Any], path: str) -> list[Any]:
+    values = schema["enum"]
+    if not isinstance(values, list) or not values:
+        raise SchemaError("enum must be a non-empty array", f"{path}.enum")
+    return values
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _json_type(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int) or (isinstance(v, float) and v.is_integer()):
+        return "integer"
+    if isinstance(v, float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    return "array" if isinstance(v, list) else "object"
+
+
+def admits(schema: dict[str, Any], v: Any) -> bool:
+    """Whether the scalar keywords of ``schema`` (type, bounds, lengths, pattern, multipleOf, not
+    over const/enum/type) admit ``v``; keywords about members and items are not looked at."""
+    import re
+
+    t = schema.get("type")
+    if t is not None:
+        kinds = {_json_type(v)}
+        if "integer" in kinds:
+            kinds.add("number")
+        if not kinds & set(t if isinstance(t, list) else [t]):
+            return False
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        lo, lo_ex, hi, hi_ex = number_bounds(schema, "$")
+        d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+        if lo is not None and (d < lo or (lo_ex and d == lo)):
+            return False
+        if hi is not None and (d > hi or (hi_ex and d == hi)):
+            return False
+        m = schema.get("multipleOf")
+        if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0:
+            q = d / (Decimal(repr(m)) if isinstance(m, float) else Decimal(m))
+            if q != q.to_integral_value():
+                return False
+    if isinstance(v, str):
+        n = len(v)
+        if isinstance(schema.get("minLength"), int) and n < schema["minLength"]:
+            return False
+        if isinstance(schema.get("maxLength"), int) and n > schema["maxLength"]:
+            return False
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str):
+            try:
+                if not re.search(pattern, v):
+                    return False
+            except re.error:
+                pass
+    neg = schema.get("not")
+    if isinstance(neg, dict) and set(neg) <= {"type", "enum", "const"} and neg and admits_not(neg, v):
+        return False
+    return True
+
+
+def admits_not(neg: dict[str, Any], v: Any) -> bool:
+    """Whether ``v`` matches ``neg`` (a schema of ``type``/``enum``/``const`` only)."""
+    if "const" in neg and not _same(neg["const"], v):
+        return False
+    if "enum" in neg and isinstance(neg["enum"], list) and not any(_same(e, v) for e in neg["enum"]):
+        return False
+    return admits({"type": neg["type"]} if "type" in neg else {}, v)
 
 
 def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple[dict[str, Any], set[str], bool]:
@@ -557,11 +935,14 @@ def _infer_type(schema: dict[str, Any]) -> str | None:
     return None
 
 
-def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | None]:
-    lo: int | None = None
-    hi: int | None = None
+Bounds = tuple[Decimal | None, bool, Decimal | None, bool]
 
-    def num(key: str) -> float | int | None:
+
+def number_bounds(schema: dict[str, Any], path: str) -> Bounds:
+    """``(low, low excluded, high, high excluded)`` from ``minimum``/``maximum`` and ``exclusive*``
+    (a number, or draft 4's boolean beside ``minimum``/``maximum``): the tighter bound wins."""
+
+    def num(key: str) -> Decimal | None:
         v = schema.get(key)
         if v is None or isinstance(v, bool):
             return None
@@ -573,19 +954,31 @@ def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | No
             raise UnsupportedSchemaError(
                 f"{key} has more than {MAX_INT_DIGITS} digits, more than toolgram's limit", f"{path}.{key}"
             )
-        return v
+        d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+        if d != d.to_integral_value() and -d.as_tuple().exponent > MAX_INT_DIGITS:
+            raise UnsupportedSchemaError(f"{key} has more than {MAX_INT_DIGITS} fraction digits", f"{path}.{key}")
+        return d
 
-    if (v := num("minimum")) is not None:
-        lo = math.ceil(v)
-    if (v := num("exclusiveMinimum")) is not None:
-        cand = math.floor(v) + 1
-        lo = cand if lo is None else max(lo, cand)
-    if (v := num("maximum")) is not None:
-        hi = math.floor(v)
-    if (v := num("exclusiveMaximum")) is not None:
-        cand = math.ceil(v) - 1
-        hi = cand if hi is None else min(hi, cand)
-    return lo, hi
+    def side(inclusive: str, exclusive: str, tighter: Any) -> tuple[Decimal | None, bool]:
+        bound, ex = num(inclusive), False
+        flag = schema.get(exclusive)
+        if isinstance(flag, bool):  # draft 4
+            return bound, flag and bound is not None
+        other = num(exclusive)
+        if other is not None and (bound is None or tighter(other, bound) == other):
+            return other, True
+        return bound, ex
+
+    lo, lo_ex = side("minimum", "exclusiveMinimum", lambda a, b: a if a >= b else b)
+    hi, hi_ex = side("maximum", "exclusiveMaximum", lambda a, b: a if a <= b else b)
+    return lo, lo_ex, hi, hi_ex
+
+
+def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | None]:
+    lo, lo_ex, hi, hi_ex = number_bounds(schema, path)
+    ilo = None if lo is None else (math.floor(lo) + 1 if lo_ex else math.ceil(lo))
+    ihi = None if hi is None else (math.ceil(hi) - 1 if hi_ex else math.floor(hi))
+    return ilo, ihi
 
 
 def count(schema: dict[str, Any], key: str, path: str, limit: int) -> int | None:
@@ -611,4 +1004,5 @@ def length_bounds(schema: dict[str, Any], path: str) -> tuple[int, int | None]:
     return lo, hi
 
 
-__all__ = ["ValueBuilder", "int_range", "count", "length_bounds", "JSON_WS", "WS", "MAX_LENGTH", "MAX_ITEMS"]
+__all__ = ["ValueBuilder", "enum_values", "admits", "decimal_range", "number_bounds", "int_range",
+           "count", "length_bounds", "JSON_WS", "WS", "END_WS", "MAX_LENGTH", "MAX_ITEMS"]

@@ -21,6 +21,7 @@ FORMAT = FormatSpec(
         read_heads=("<|channel|>commentary to=functions.", "<|channel|>analysis to=functions."),
         body_open="<|message|>",
         read_end="<|call|>",
+        glued_types=("json",),
     ),
     scope=Scope(per_call=True, open=" to=functions.", close="", canonical_join="", leading_ws=False),
     triggers=(Trigger("word", " to=functions."),),

@@ -5,7 +5,7 @@ from .spec import Fingerprint, FormatSpec, PythonCall, Reasoning, Scope, Trigger
 FORMAT = FormatSpec(
     id="lfm2",
     summary="LFM2 <|tool_call_start|>[f(a=1), g(b='x')]<|tool_call_end|>",
-    call=PythonCall(dotted_names=True),
+    call=PythonCall(),
     scope=Scope(per_call=False, open="[", close="]", separator=",", canonical_join=", ",
                 section=Wrapper("<|tool_call_start|>", "<|tool_call_end|>")),
     triggers=(Trigger("word", "<|tool_call_start|>"),),

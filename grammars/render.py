@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .spec import FormatSpec
+from .spec import FormatSpec, XmlCall
 from .syntax.python_text import literal as python_literal
 
 __all__ = ["python_literal", "render_call", "render_calls"]
@@ -16,8 +16,16 @@ __all__ = ["python_literal", "render_call", "render_calls"]
 
 def render_call(spec: FormatSpec, name: str, arguments: dict[str, Any], index: int = 0) -> str:
     """One call's text, without its block or list (the description's call syntax writes it);
-    ``index`` is the call's position in the turn (formats that number their calls write it)."""
-    return spec.call.render(name, arguments, index)
+    ``index`` is the call's position in the turn (formats that number their calls write it).
+    ValueError: the call holds what the format cannot carry (a Python argument name that is not an
+    identifier; an XML string value holding its closing tag and the next opening)."""
+    c = spec.call
+    if isinstance(c, XmlCall):
+        for k, v in arguments.items():
+            if isinstance(v, str) and c.ends_early(v, spec.scope.close):
+                raise ValueError(f"the value of {k!r} holds its closing tag and the next opening: "
+                                 f"{spec.id} cannot carry it")
+    return c.render(name, arguments, index)
 
 
 def render_calls(format_id: str | FormatSpec, calls: list[tuple[str, dict[str, Any]]], *, wrapper: bool = False) -> str:

@@ -9,10 +9,11 @@ module in this package holding one ``FORMAT = FormatSpec(...)``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .syntax import gemma_text, python_text
+from .syntax import gemma_text, python_text, xml_elements
 
 
 @dataclass(frozen=True)
@@ -38,13 +39,42 @@ class XmlCall:
     #: MiniCPM5: a string holding ``<``, ``&`` or a newline is written ``<![CDATA[...]]>``, and a raw
     #: value so wrapped is read unwrapped (grammars take it as raw text either way)
     cdata: bool = False
+    #: typed argument attributes (Kimi-K3's ``key="K" type="number"<|sep|>``): ``param_name_end`` holds
+    #: ``{type}``, written with this table's word for the value's JSON Schema type (``integer`` ->
+    #: ``number``); the grammar admits the words of the types the schema allows, the parsers read any
+    #: word and type the value by the schema (SPEC section 1)
+    type_words: tuple[tuple[str, str], ...] = ()
+    #: a call index after ``name_end`` (Kimi-K3's ``index="1"<|sep|>``): decimal digits, then this text;
+    #: the renderer writes the call's position in the turn plus ``counter_base``, parsers accept any index
+    counter: str | None = None
+    counter_base: int = 0
+    #: the name written a second time (muse-glimmer's recipient header `` to=N<|message|>`` before
+    #: ``<atem:invoke name="N">``): ``name_end`` is followed by the same name and this text
+    name_again: str | None = None
     values: Literal["xml"] = "xml"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
         """One call in the canonical spelling: strings raw, every other type as JSON text."""
         params = "".join(f"{self.param_open}{k}{self.name_end_for(v)}{self.write_value(v)}{self.param_end}"
                          for k, v in arguments.items())
-        return f"{self.function_open}{name}{self.name_end}{params}{self.function_end}"
+        return f"{self.function_open}{self.head_text(name, index)}{params}{self.function_end}"
+
+    def head_text(self, name: str, index: int = 0) -> str:
+        """The name and what follows it up to the first parameter (the repeated name, the call index)."""
+        again = "" if self.name_again is None else name + self.name_again
+        number = "" if self.counter is None else f"{index + self.counter_base}{self.counter}"
+        return f"{name}{self.name_end}{again}{number}"
+
+    def type_word(self, json_type: str) -> str:
+        """:attr:`type_words`' word for a JSON Schema type name."""
+        return dict(self.type_words)[json_type]
+
+    @property
+    def name_ends(self) -> tuple[str, ...]:
+        """Every text that may stand between a key and its value (one per type word, DSML's two)."""
+        if self.type_words:
+            return tuple(dict.fromkeys(self.param_name_end.replace("{type}", w) for _, w in self.type_words))
+        return (self.param_name_end,) if self.json_name_end is None else (self.param_name_end, self.json_name_end)
 
     def write_value(self, value: Any) -> str:
         """A value as the format writes it: strings raw (in CDATA where :attr:`cdata` asks), others as JSON."""
@@ -53,6 +83,18 @@ class XmlCall:
         if self.cdata and any(c in value for c in CDATA_TRIGGERS):
             return CDATA_OPEN + value + CDATA_CLOSE
         return value
+
+    def ends_early(self, value: str, scope_close: str) -> bool:
+        """Whether the string ``value``, written raw, would end before its own end: it holds the closing
+        tag followed (after whitespace) by the next ``param_open`` or the call's end, as the lenient
+        parser (and ``xml_values="lookahead"``) reads it (:attr:`value_stops`); in CDATA (:attr:`cdata`)
+        only when it also holds ``]]>``. (With ``first_close`` a grammar takes no closing tag in a value.)"""
+        if self.cdata and any(c in value for c in CDATA_TRIGGERS) and CDATA_CLOSE not in value:
+            return False
+        end = self.param_end.strip(" \t\n\r")
+        followers = (self.param_open, self.function_end.strip(" \t\n\r") or scope_close.strip(" \t\n\r"))
+        stop = re.escape(end) + "[ \t\n\r]*(?:" + "|".join(re.escape(f) for f in followers if f) + ")"
+        return re.search(stop, self.write_value(value)) is not None
 
     def read_raw(self, raw: str) -> str:
         """A raw value's text as written, less its CDATA wrapper (:attr:`cdata`); the inverse of :meth:`write_value`."""
@@ -67,6 +109,8 @@ class XmlCall:
 
     def name_end_for(self, value: Any) -> str:
         """The text between the key and ``value`` (``json_name_end`` before a value that is not a string)."""
+        if self.type_words:
+            return self.param_name_end.replace("{type}", self.type_word(json_type_of(value)))
         return self.param_name_end if isinstance(value, str) or self.json_name_end is None else self.json_name_end
 
     @property
@@ -150,13 +194,15 @@ class JsonCall:
 
 @dataclass(frozen=True)
 class PythonCall:
-    """``N(k=v, ...)``: Python literal values; ``dotted_names``: tool names may be dotted
-    identifiers (LFM2's ``Calendar.create_event``)."""
+    """``N(k=v, ...)``: Python literal values. Tool names are identifiers or dotted identifiers, as
+    in a Python call expression (``math.factorial(number=5)``, LFM2's ``Calendar.create_event``)."""
 
-    dotted_names: bool = False
     values: Literal["python"] = "python"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
+        for k in arguments:
+            if not python_text.KWARG_RE.fullmatch(k):
+                raise ValueError(f"argument name {k!r} is not an identifier: a Python call cannot carry it")
         return f"{name}(" + ", ".join(f"{k}={python_text.literal(v)}" for k, v in arguments.items()) + ")"
 
 
@@ -209,6 +255,16 @@ class NamedJsonCall:
         return f"{self.head}{before}{name}{after}{self.name_end}{number}{args}{self.end}"
 
 
+def json_type_of(value: Any) -> str:
+    """The JSON Schema type name of a JSON value (``integer`` for an int, ``number`` for a float)."""
+    if value is None:
+        return "null"
+    for py, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (dict, "object")):
+        if isinstance(value, py):
+            return name
+    return "array"
+
+
 CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
 #: the characters that make MiniCPM5's template wrap a string in CDATA
 CDATA_TRIGGERS = "<&\n"
@@ -232,7 +288,25 @@ class GemmaCall:
         return f"{self.head}{name}{self.open}{gemma_text.members(arguments)}{self.close}"
 
 
-CallSyntax = XmlCall | JsonCall | PythonCall | NamedJsonCall | GemmaCall
+@dataclass(frozen=True)
+class ElementCall:
+    """N ``name_end``, then one element per argument named by its key, ``ns<K>V ns</K>``: MiniMax-M3's
+    ``get_weather">]<]minimax[>[<city>Paris]<]minimax[>[</city>`` (the scope's tags stand around it).
+
+    Values in the nested-element syntax (:mod:`.syntax.xml_elements`): strings raw, numbers and
+    booleans as JSON text, objects and arrays expanded into elements (``item`` per array item);
+    the schema says which a value is. ``ns`` (a special token) leads every tag, so no raw text holds it.
+    """
+
+    ns: str
+    name_end: str = '">'
+    values: Literal["elements"] = "elements"
+
+    def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
+        return name + self.name_end + xml_elements.write(arguments, self.ns)
+
+
+CallSyntax = XmlCall | JsonCall | PythonCall | NamedJsonCall | GemmaCall | ElementCall
 
 
 @dataclass(frozen=True)
@@ -263,6 +337,7 @@ class Scope:
     where the first call continues the generation prompt's text (harmony's ``<|start|>assistant``
     + `` to=functions.N``: whitespace there is not harmony, and a space-led opening after free
     whitespace is two spellings of one text, which Lark's lexer cannot split).
+    ``joiner``: see the field.
     ``section``: every call of the turn stands inside this one required section (DeepSeek's
     ``<｜tool▁calls▁begin｜>``...``<｜tool▁calls▁end｜>`` around per-call blocks, Nemotron's
     ``<TOOLCALL>``...``</TOOLCALL>`` around a list); its opening is the trigger word, so free
@@ -279,6 +354,9 @@ class Scope:
     section: Wrapper | None = None
     text_prefix: str = ""
     leading_ws: bool = True
+    #: per-call blocks: text that stands between two blocks, after the optional whitespace (muse-glimmer
+    #: writes each call as its own message: ``<|eom|><|start|>assistant`` before the next `` to=N``)
+    joiner: str = ""
 
     def __post_init__(self) -> None:
         if self.leading_ws and self.open[:1].isspace():
@@ -346,7 +424,7 @@ class FormatSpec:
 
     @property
     def values(self) -> str:
-        """``xml``, ``json``, ``python`` or ``gemma``: how argument values are spelled."""
+        """``xml``, ``json``, ``python``, ``gemma`` or ``elements``: how argument values are spelled."""
         return self.call.values
 
     @property
@@ -370,10 +448,13 @@ class HeaderJsonCall(NamedJsonCall):
     (other header texts that end right before the name), and after the name skips whatever
     header text (channel, content type, ``<|constrain|>``) stands before ``body_open``, up to
     ``header_max`` characters.  ``read_end``: a stop token that may follow the arguments when
-    the decoder keeps it (harmony's ``<|call|>``); the parser drops it.
+    the decoder keeps it (harmony's ``<|call|>``); the parser drops it.  The name is the header's
+    first word (up to whitespace or ``<|``); ``glued_types``: content types models glue to the
+    name (``functions.Njson``), read off a word that is not a tool's name.
     """
 
     read_heads: tuple[str, ...] = ()
+    glued_types: tuple[str, ...] = ()
     body_open: str = ""
     header_max: int = 64
     read_end: str = ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compiler.options import resolve
+from ..compiler.options import WHITESPACE, XML_VALUES, choose, resolve
 from ..compiler.schema import load_tools
 from ..errors import OptionError, ToolgramError
 from ..grammars import get_format
@@ -23,10 +23,14 @@ Delta = dict[str, Any]
 
 
 def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: bool | None,
-             reasoning: str | None, allowed_tools: list[str] | None, max_tool_calls: int | None) -> Scanner:
+             reasoning: str | None, allowed_tools: list[str] | None, max_tool_calls: int | None,
+             xml_values: str | None = None, whitespace: str | None = None) -> Scanner:
     spec = get_format(format)
     tool_list = load_tools(tools if tools is not None else [])
     enabled = True
+    # xml_values and whitespace are checked, not used: the lenient reader takes both languages (SPEC 1)
+    choose(xml_values, XML_VALUES, "xml_values")
+    choose(whitespace, WHITESPACE, "whitespace")
     try:
         opts = resolve(spec, tool_list, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
                        reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls)
@@ -61,21 +65,31 @@ def parse(
     reasoning: str | None = None,
     allowed_tools: list[str] | None = None,
     max_tool_calls: int | None = None,
+    xml_values: str | None = None,
+    whitespace: str | None = None,
 ) -> Message:
     """Parse one whole model output into the SPEC section 4 message. Model output never raises;
     bad options or tools raise :class:`~toolgram.errors.ToolgramError`.
 
     ``text`` is ``str`` or UTF-8 ``bytes`` (invalid sequences become U+FFFD), in both modes;
-    ``tools=None`` means no tools."""
+    ``tools=None`` means no tools.  ``xml_values`` and ``whitespace`` choose the grammar of
+    ``mode="strict"``; the lenient parser reads every spelling of both (SPEC section 1)."""
     text = model_text(text)
     if mode == "strict":
         from .strict import parse_strict
 
+        def lenient(whole: str) -> Message:  # tool_choice none: both modes split reasoning the same way
+            return parse(format, whole, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
+                         reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls,
+                         xml_values=xml_values, whitespace=whitespace)
+
         return parse_strict(format, text, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
-                            reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls)
+                            reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls,
+                            xml_values=xml_values, whitespace=whitespace, no_grammar=lenient)
     if mode != "lenient":
         raise OptionError(f"mode must be lenient or strict, got {mode!r}", "mode")
-    sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls)
+    sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls,
+                  xml_values, whitespace)
     sc.feed(text)
     sc.finish()
     return sc.message()
@@ -101,11 +115,13 @@ class StreamParser:
         reasoning: str | None = None,
         allowed_tools: list[str] | None = None,
         max_tool_calls: int | None = None,
+        xml_values: str | None = None,
+        whitespace: str | None = None,
     ) -> None:
         if mode != "lenient":
             raise OptionError("the stream parser is lenient; parse strictly with parse(mode='strict')", "mode")
         self._sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
-                            max_tool_calls)
+                            max_tool_calls, xml_values, whitespace)
         self._done = False
 
     def feed(self, chunk: str | bytes) -> list[Delta]:

@@ -52,6 +52,8 @@ STRICT_ESCAPES: dict[str, str] = python_text.READ_ESCAPES
 
 #: Deepest bracket nesting read before giving up (keeps clear of Python's recursion limit).
 MAX_DEPTH = 200
+#: the longest name a ``\\N{NAME}`` escape may hold (Unicode's longest character name has 88 characters)
+N_NAME_MAX = 100
 
 #: Longest integer (in decimal digits, or the same magnitude in another base) converted exactly.
 #: Decimal conversion is quadratic in CPython 3.11, so a longer integer keeps its source text as a
@@ -432,10 +434,13 @@ class _Reader:
                 raise self._eof("inside an escape")
             if text[pos + 2] != "{":
                 raise LiteralSyntaxError("malformed \\N{...} escape", pos)
-            close = text.find("}", pos + 3)
+            stop = pos + 3 + N_NAME_MAX + 1  # bounded: an unclosed \\N{ costs no scan to the end
+            close = text.find("}", pos + 3, stop)
+            name = text[pos + 3 : close if close >= 0 else stop]
+            if "\\" in name or (close < 0 and self.n >= stop):
+                raise LiteralSyntaxError("malformed \\N{...} escape", pos)
             if close < 0:
                 raise self._eof("inside an escape")
-            name = text[pos + 3 : close]
             try:
                 return unicodedata.lookup(name), close + 1
             except KeyError:

@@ -20,9 +20,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..grammars.spec import FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, XmlCall
+from ..grammars.spec import ElementCall, FormatSpec, GemmaCall, HeaderJsonCall, JsonCall, NamedJsonCall, XmlCall
 from .diagnostics import Diagnostic
 from .readers._common import FAIL, WAIT, WS, Call, Head, Reader
+from .readers.elements import ElementReader
 from .readers.gemma import GemmaReader
 from .readers.json import JsonReader
 from .readers.named import NamedReader
@@ -30,6 +31,9 @@ from .readers.python import PythonReader
 from .readers.xml import XmlReader
 
 _MAX_WS = 64  # whitespace allowed inside a call head before the name
+#: one character of a word that may be a tool name (the common name rules exclude the others)
+_NAME_WORD = r"[^\s<>\"'()\[\]{}=,]"
+_NAME_WORD_RE = re.compile(_NAME_WORD + "+")
 
 
 def _reader(core: Scanner, spec: FormatSpec) -> Reader:
@@ -43,6 +47,8 @@ def _reader(core: Scanner, spec: FormatSpec) -> Reader:
         return NamedReader(core, c)
     if isinstance(c, GemmaCall):
         return GemmaReader(core, c)
+    if isinstance(c, ElementCall):
+        return ElementReader(core, c)
     return PythonReader(core)
 
 
@@ -75,6 +81,7 @@ class Scanner:
         c = spec.call
         # openers recognised in free text: (literal, kind)
         self.openers: list[tuple[str, str]] = []
+        self.name_line = ""  # name-first lists, lenient: the text after a call's name (see _name_line_at)
         # an anchored list without an opening whose calls start with the tool name (Functionary
         # v3.2's ``N\n{...}``): nothing in free text opens it; the "list_start" state reads a call
         # head at the very start of the output instead
@@ -91,6 +98,8 @@ class Scanner:
         if sc.per_call:
             # a block without its section (lenient: a missing_scope diagnostic)
             self.openers.append((self.scope_open, "scope"))
+            if sc.joiner:  # the text between two blocks, before the next one's opening (muse-glimmer)
+                self.openers.append((sc.joiner + self.scope_open, "scope"))
             if isinstance(c, XmlCall) and c.function_open:
                 self.openers.append((c.function_open, "bare"))
             if isinstance(c, HeaderJsonCall):
@@ -100,16 +109,23 @@ class Scanner:
                 self.openers.append((w.open, "wrapper"))
             if sc.section is None and not self.name_first:
                 self.openers.append((sc.open or "{", "list"))
-            elif self.name_first and calls_enabled:
+            elif self.name_first and calls_enabled and tools:
                 # lenient: a callable tool's name line and the arguments' "{" after free text (with a
-                # calls_after_text diagnostic)
-                self.openers.extend((name + c.name_end + "{", "list") for name in tools)  # type: ignore[union-attr]
+                # calls_after_text diagnostic): a whole word (see _NAME_WORD) that is a tool's name,
+                # found by one regex and a set look-up, so the cost does not grow with the tools
+                self.name_line = c.name_end + "{"  # type: ignore[union-attr]
         self.scope_close = sc.close.strip(WS)
         firsts = "".join(sorted({o[0][0] for o in self.openers}))
         self.r = spec.reasoning if reasoning != "none" else None
         if self.r is not None:
             firsts += self.r.open[0] + self.r.close[0]
-        self.text_re = re.compile("[" + re.escape(firsts) + "]" if firsts else "(?!)")
+        alts = ["[" + re.escape(firsts) + "]"] if firsts else []
+        if self.name_line:
+            # a word start followed by the name line's end, or by the end of the buffer (more may come)
+            ends = "|".join(re.escape(self.name_line[:k]) for k in range(len(self.name_line)))
+            alts.append(f"(?<!{_NAME_WORD})(?={_NAME_WORD}{{1,{self.max_name}}}"
+                        f"(?:{re.escape(self.name_line)}|(?:{ends})\\Z))")
+        self.text_re = re.compile("|".join(alts) if alts else "(?!)")
         self.buf = ""
         self.pos = 0
         self.final = False
@@ -416,6 +432,10 @@ class Scanner:
                 return WAIT
         if not self.calls_enabled:
             return False
+        if self.name_line:
+            res = self._name_line_at(p)
+            if res is not False:
+                return res
         for lit, kind in self.openers:
             res = self.peek(lit)
             if res == WAIT:
@@ -445,6 +465,29 @@ class Scanner:
             self._commit(name)
             return True
         return False
+
+    def _name_line_at(self, p: int) -> bool | str:
+        """A name-first list's call after free text (``N\\n{``, lenient): the word at ``p`` is a
+        callable tool's name and the name line's end follows it. The word is whole: ``search`` in
+        ``research`` or ``search_web`` is not a call."""
+        buf = self.buf
+        m = _NAME_WORD_RE.match(buf, p, p + self.max_name + 1)
+        if m is None or m.end() - p > self.max_name:
+            return False
+        end = m.end()
+        if end >= len(buf):
+            return False if self.final else WAIT
+        res = self.peek(self.name_line, end)
+        if res is not True:
+            return res
+        name = m.group()
+        if name not in self.tools:
+            return False
+        self._pre_call_content_checks("list", p)
+        self.in_list = True
+        self.pos = end + len(self.name_line) - 1  # the arguments' "{" is read by the call
+        self._commit(name)
+        return True
 
     def _pre_call_content_checks(self, kind: str, p: int) -> None:
         if kind == "list" and self.spec.scope.anchored and self.started["content"] and not self.calls:

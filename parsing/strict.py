@@ -17,14 +17,16 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..compiler import compile as compile_tools
 from ..compiler.emit.lark import new_lark
 from ..compiler.schema import load_tools
 from ..errors import OptionError
-from ..grammars.syntax import gemma_text
+from ..grammars.syntax import gemma_text, xml_elements
 from .diagnostics import Diagnostic
+from .element_values import convert_element_value
 from .pyliteral import unlimited_int_digits
 from .values import (
     convert_gemma_value,
@@ -32,6 +34,7 @@ from .values import (
     convert_xml_value,
     dumps_arguments,
     loads_json,
+    member_schema,
     model_text,
 )
 
@@ -126,15 +129,23 @@ def parse_strict(
     reasoning: str | None = None,
     allowed_tools: list[str] | None = None,
     max_tool_calls: int | None = None,
+    xml_values: str | None = None,
+    whitespace: str | None = None,
+    no_grammar: Callable[[str], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Parse ``text`` with the Lark grammar of the same options; see the module docstring."""
+    """Parse ``text`` with the Lark grammar of the same options; see the module docstring.
+    ``no_grammar``: how to read the text when the options leave no grammar (``tool_choice`` none);
+    by default it is all content."""
     text = model_text(text)
     tools = tools if tools is not None else []
     bundle = _compiled(format, tools, {"tool_choice": tool_choice, "parallel_tool_calls": parallel_tool_calls,
                                        "reasoning": reasoning, "allowed_tools": allowed_tools,
-                                       "max_tool_calls": max_tool_calls})
-    if bundle.grammar is None:  # tool_choice none: no grammar, everything is content
-        return _message(text, "", [], [])
+                                       "max_tool_calls": max_tool_calls, "xml_values": xml_values,
+                                       "whitespace": whitespace})
+    if bundle.grammar is None:
+        # tool_choice none: no grammar; the text is content with its reasoning split off, by the lenient
+        # reader the caller passes (SPEC section 2: none still splits reasoning)
+        return no_grammar(text) if no_grammar is not None else _message(text, "", [], [])
     import lark
 
     refused = _too_costly(text)
@@ -180,8 +191,6 @@ class Raw(str):
 def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: str,
                diags: list[Diagnostic], call: Any, hint: bool) -> Any:
     args: dict[str, Any] = {}
-    props = params.get("properties") if isinstance(params, dict) else None
-    props = props if isinstance(props, dict) else {}
     for sub in node.iter_subtrees_topdown():
         tag = meta.get(sub.data if isinstance(sub.data, str) else sub.data.value)
         if tag is None or tag[0] not in ("arg", "args", "extra"):
@@ -203,7 +212,11 @@ def _read_call(node: Any, text: str, meta: dict[str, Any], params: Any, kind: st
             key, raw = _split_extra(src, kind, call)
         if kind == "xml":
             raw = call.read_raw(raw)  # MiniCPM5's CDATA wrapper
-        value, d = _convert(raw, props.get(key), params, kind, key, start, hint)
+        if kind == "elements":  # MiniMax-M3's nested elements
+            value, d = convert_element_value(raw, member_schema(params, key), ns=call.ns, lenient=False, root=params,
+                                             name=key, offset=start, hint=hint)
+        else:
+            value, d = _convert(raw, member_schema(params, key), params, kind, key, start, hint)
         diags.extend(d)
         args[key] = value
     return args
@@ -231,14 +244,18 @@ def _split_extra(src: str, kind: str, c: Any) -> tuple[str, str]:
             return src[len(gemma_text.QUOTE):end], src[end + len(gemma_text.QUOTE) + 1:]
         key, _, value = src.partition(":")
         return key, value
+    if kind == "elements":  # ns<K>V ns</K>
+        (key, raw), = xml_elements.split(src, c.ns) or [("", src)]
+        return key, raw
     body = src[len(c.param_open):]
-    gt = c.param_name_end.rstrip(WS) or ">"
-    if c.json_name_end is not None and c.json_name_end in body and (
-            gt not in body or body.index(c.json_name_end) < body.index(gt)):
-        gt = c.json_name_end  # DSML's string="false"
+    # the key ends at the first of the texts that may follow it (DSML's string="true|false", Kimi-K3's type words)
+    found = [(body.find(e.rstrip(WS) or ">"), e) for e in c.name_ends]
+    found = [(i, e) for i, e in found if i >= 0]
+    name_end = min(found)[1] if found else c.param_name_end
+    gt = name_end.rstrip(WS) or ">"
     key, _, rest = body.partition(gt)
     end_tag = c.param_end.strip(WS)
-    pad_open = c.param_name_end[len(gt):]
+    pad_open = name_end[len(gt):]
     raw = rest[:rest.rfind(end_tag)]
     pad_close = c.param_end[:c.param_end.index(end_tag)]
     if pad_open and raw.startswith(pad_open):

@@ -182,6 +182,19 @@ def resolve_ref(schema: Any, root: dict[str, Any] | None) -> Any:
     return schema
 
 
+def member_schema(params: Any, key: str) -> Any:
+    """The schema of argument ``key`` in the parameters object ``params``: its ``properties`` entry,
+    else the ``additionalProperties`` schema (an undeclared argument is typed by it, both parsers),
+    else None (untyped)."""
+    if not isinstance(params, dict):
+        return None
+    props = params.get("properties")
+    if isinstance(props, dict) and key in props:
+        return props[key]
+    extra = params.get("additionalProperties")
+    return extra if isinstance(extra, dict) and extra else None
+
+
 def _value_type(value: Any) -> str:
     if value is None:
         return "null"

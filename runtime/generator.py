@@ -239,14 +239,18 @@ class Generator:
         stop: list[str] | None = None,
         should_stop: Callable[[], bool] | None = None,
         on_start: Callable[[], None] | None = None,
+        xml_values: str | None = None,
+        whitespace: str | None = None,
         deadline: float | None = None,
     ) -> dict[str, Any]:
         """Generate one assistant turn: ``{"message", "usage", "timings"}`` (SPEC sections 4 and 5).
 
-        ``stop_after_whitespace``: the grammars allow whitespace after the last call, and small
-        models tend to emit newlines there until ``max_new_tokens``. After this many
-        whitespace-only chunks following text that already parses (strict) as complete calls,
-        generation stops. ``None`` disables it.
+        ``xml_values`` (``first_close``/``lookahead``) and ``whitespace`` (``canonical``/``flexible``)
+        choose the grammar's language (SPEC section 1), and so the strict reading of the output.
+        ``stop_after_whitespace``: a guard only. The grammars allow at most one newline after the
+        last call, so the matcher completes there and generation ends by itself; should whitespace
+        run on anyway (a grammar from elsewhere), after this many whitespace-only chunks following
+        text that already parses (strict) as complete calls, generation stops. ``None`` disables it.
         ``stop``: stop strings (not included in the output). ``should_stop``: polled for every
         streamed chunk; when it returns true generation stops (e.g. a client disconnected).
         ``on_start`` is called once the request is validated (tools compiled, prompt within the
@@ -261,7 +265,8 @@ class Generator:
         """
         return self._chat(messages, tools, tool_choice, parallel_tool_calls, format, reasoning, max_new_tokens,
                           temperature, seed, on_delta, prefill, allowed_tools, ignore_eos,
-                          stop_after_whitespace, max_tool_calls, stop, should_stop, on_start, deadline)
+                          stop_after_whitespace, max_tool_calls, stop, should_stop, on_start, xml_values,
+                          whitespace, deadline)
 
     def _chat(
         self,
@@ -283,6 +288,8 @@ class Generator:
         stop: list[str] | None,
         should_stop: Callable[[], bool] | None,
         on_start: Callable[[], None] | None,
+        xml_values: str | None = None,
+        whitespace: str | None = None,
         deadline: float | None = None,
     ) -> dict[str, Any]:
         import openvino_genai as ov
@@ -293,7 +300,7 @@ class Generator:
         tools = tools or []
         t0 = time.perf_counter()
         request = GrammarRequest(fmt, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
-                                 max_tool_calls, prefill or "")
+                                 max_tool_calls, prefill or "", xml_values, whitespace)
         with self._lock:
             grammar, reused = self._grammar_for(request)
         toolgram_ms = (time.perf_counter() - t0) * 1000
@@ -533,6 +540,8 @@ class GrammarRequest:
     allowed_tools: list[str] | None
     max_tool_calls: int | None
     prefill: str
+    xml_values: str | None = None
+    whitespace: str | None = None
 
     def cache_key(self) -> tuple[Any, ...] | None:
         """The compile cache's key (None when the tools are not JSON: compiling reports that)."""
@@ -541,7 +550,7 @@ class GrammarRequest:
             return (self.fmt, json.dumps(self.tools), json.dumps(self.tool_choice, sort_keys=True),
                     self.parallel_tool_calls, self.reasoning,
                     tuple(self.allowed_tools) if self.allowed_tools is not None else None,
-                    self.max_tool_calls, self.prefill)
+                    self.max_tool_calls, self.prefill, self.xml_values, self.whitespace)
         except (TypeError, ValueError):
             return None
 
@@ -551,6 +560,9 @@ class GrammarRequest:
                                 "reasoning": self.reasoning, "allowed_tools": self.allowed_tools}
         if self.max_tool_calls is not None:
             opts["max_tool_calls"] = self.max_tool_calls
+        for key in ("xml_values", "whitespace"):
+            if getattr(self, key) is not None:
+                opts[key] = getattr(self, key)
         return opts
 
     def compile(self, **override: Any) -> Any:

@@ -20,10 +20,12 @@ uvicorn. Endpoints: ``POST /v1/chat/completions`` (streaming and not), ``GET /v1
   request whose client has gone is skipped. Shutdown (SIGTERM/SIGINT) stops the running generations the
   same way.
 - **Additions** to OpenAI's request: ``max_tool_calls`` (as in OpenAI's Responses API; enforced by
-  the grammar) and ``continue_final_message`` (vLLM's): the final assistant message is a prefill
-  the model continues, and the answer is the message parsed from prefill + continuation (prefill
-  the format's call opening, e.g. ``"<tool_call>\n"``, to make a call under ``auto``). Each
-  choice carries toolgram's ``diagnostics``.
+  the grammar), ``xml_values`` and ``whitespace`` (SPEC section 1: the grammar's language; the
+  server's defaults are ``toolgram serve --xml-values/--whitespace``) and
+  ``continue_final_message`` (vLLM's): the final assistant message is a prefill the model
+  continues, and the answer is the message parsed from prefill + continuation (prefill the
+  format's call opening, e.g. ``"<tool_call>\n"``, to make a call under ``auto``). Each choice
+  carries toolgram's ``diagnostics``.
 - **Errors** use OpenAI's shape ``{"error": {"message", "type", "param", "code"}}``: invalid JSON,
   tools, schemas or options are 400 (``param`` is the JSON path, e.g.
   ``$.tools[0].function.parameters.properties.x.type``), a prompt longer than the context is 400
@@ -45,6 +47,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..compiler.options import WHITESPACE, XML_VALUES, choose
 from ..errors import ToolgramError
 from .generator import Cancelled, ContextLengthError, Generator, QueueTimeout
 from .metrics import CONTENT_TYPE, ServerMetrics
@@ -135,6 +138,14 @@ class _Request:
         self.tool_choice: Any = choice
         self.parallel: bool | None = _opt(body, "parallel_tool_calls", bool)
         self.max_tool_calls: int | None = _opt(body, "max_tool_calls", int)
+        #: SPEC section 1's language options (``None``: the server's default)
+        self.language: dict[str, str] = {}
+        for key, allowed in (("xml_values", XML_VALUES), ("whitespace", WHITESPACE)):
+            value = _opt(body, key, str)
+            if value is not None and value not in allowed:
+                raise ApiError(400, f"'{key}' must be {' or '.join(allowed)}", key, "invalid_value")
+            if value is not None:
+                self.language[key] = value
         max_tokens = _opt(body, "max_completion_tokens", int)
         if max_tokens is None:
             max_tokens = _opt(body, "max_tokens", int, DEFAULT_MAX_TOKENS)
@@ -239,14 +250,18 @@ class _Track:
 
 
 def create_app(generator: Generator, model_id: str | None = None, format: str | None = None,  # noqa: A002
+               xml_values: str | None = None, whitespace: str | None = None,
                *, max_queue: int = DEFAULT_MAX_QUEUE, request_timeout: float | None = None) -> FastAPI:
     """The FastAPI application serving ``generator`` as model ``model_id`` (default: the model file's stem).
 
+    ``xml_values`` and ``whitespace`` are the defaults of the requests that name none.
     ``max_queue``: requests that may wait for the engine; past it new requests get HTTP 429
     (``rate_limit_exceeded``, with ``Retry-After``). ``request_timeout``: seconds from acceptance;
     a request still waiting then gets HTTP 503 ``queue_timeout``, a running one stops and is
     answered with what it has (``finish_reason`` ``length``, a ``timeout`` diagnostic).
     """
+    defaults = {"xml_values": choose(xml_values, XML_VALUES, "xml_values"),
+                "whitespace": choose(whitespace, WHITESPACE, "whitespace")}
     if max_queue < 0:
         raise ToolgramError("max_queue must be at least 0")
     if request_timeout is not None and request_timeout <= 0:
@@ -329,7 +344,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
         return generator.chat(
             req.messages, req.tools, tool_choice=req.tool_choice, parallel_tool_calls=req.parallel, format=fmt,
             max_new_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed, stop=req.stop,
-            prefill=req.prefill, max_tool_calls=req.max_tool_calls,
+            prefill=req.prefill, max_tool_calls=req.max_tool_calls, **{**defaults, **req.language},
             on_delta=on_delta, on_start=started, deadline=track.deadline,
             should_stop=lambda: cancel.is_set() or shutting_down.is_set(),
         )

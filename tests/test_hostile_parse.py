@@ -20,7 +20,7 @@ import pytest
 from strategies import format_cases
 from toolgram.grammars import FORMATS, get_format
 from toolgram.grammars.render import render_call, render_calls
-from toolgram.grammars.spec import XmlCall
+from toolgram.grammars.spec import ElementCall, XmlCall
 
 import toolgram
 
@@ -53,9 +53,15 @@ def _head(fmt: str) -> str:
     c = spec.call
     if isinstance(c, XmlCall):
         return _wrap(fmt, text[: text.index(c.param_open)])
+    if isinstance(c, ElementCall):
+        return _wrap(fmt, text[: text.index(c.ns + "<s>")])
     if spec.values == "json":
         return _wrap(fmt, text[: text.index('"s"')])
     return _wrap(fmt, text[: text.index("s:" if spec.values == "gemma" else "s=")])
+
+
+#: the opening quote of a string value, per value syntax
+_QUOTE = {"python": "'", "json": '"', "gemma": '<|"|>'}
 
 
 def _reps(unit: str, n: int) -> str:
@@ -79,6 +85,9 @@ CASES: dict[str, Callable[[str, int], str]] = {
     "huge_integer": lambda fmt, n: render_calls(fmt, [("f", {"n": 7})]).replace("7", "9" * n),
     "whitespace_flood": lambda fmt, n: "a" + " " * n + "b",
     "whitespace_in_a_call": lambda fmt, n: _spaced(fmt, n),
+    # issue 28 finding 1: a Windows path in a string, an escape that never closes (\N without {NAME})
+    "open_N_escape": lambda fmt, n: _open_value(fmt, "s", _QUOTE.get(get_format(fmt).values, "") + "C:\\Notes "
+                                                + "x" * n),
 }
 
 
@@ -163,6 +172,8 @@ def test_lenient_whole_output_is_linear(fmt: str, case: str) -> None:
 def test_stream_one_character_at_a_time_is_linear(fmt: str) -> None:
     for case in ("array_value", "unterminated_name", "whitespace_in_a_call"):
         check_scaling("stream", fmt, case, (50 * KB, 200 * KB))
+    if fmt == "pythonic":  # issue 28 finding 1 (the deterministic check: test_redteam_new_formats)
+        check_scaling("stream", fmt, "open_N_escape", (25 * KB, 100 * KB))
 
 
 @pytest.mark.parametrize(("fmt", "case"), format_cases(STRICT_CASES))  # 1 of 3 per format; the rest slow

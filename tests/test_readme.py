@@ -130,8 +130,11 @@ class Command:
 
 
 def uses_model(command: str) -> bool:
-    """SmolLM2 gets loaded: generation, or a validate that reaches OpenVINO (manifests, EBNF, structural tags)."""
+    """SmolLM2 gets loaded: generation (also the benchmarks that generate), or a validate that reaches OpenVINO
+    (manifests, EBNF, structural tags)."""
     if re.search(r"\btoolgram (generate|serve)\b", command):
+        return True
+    if re.search(r"\bbenchmarks/bench_(bfcl|generate|serve|llamacpp|memory|ov_compile)\.py\b", command):
         return True
     if re.search(r"\btoolgram validate\b", command):
         dialect = re.search(r"--dialect\s+(\S+)", command)

@@ -224,6 +224,20 @@ def test_bad_requests_get_openai_errors_and_the_server_keeps_serving(server: Ser
     _good(server)
 
 
+def test_language_options_per_request(server: Server) -> None:
+    """``whitespace`` and ``xml_values`` request fields (SPEC section 2): checked, then used."""
+    post = server.url + "/chat/completions"
+    for key in ("whitespace", "xml_values"):
+        err = _error(httpx.post(post, json={"messages": PARIS, "tools": TOOLS, key: "pretty"}, timeout=60),
+                     400, "invalid_value")
+        assert err["param"] == key
+    r = server.client().chat.completions.create(
+        model=server.model, messages=PARIS, tools=TOOLS, tool_choice="required", parallel_tool_calls=False,
+        max_tokens=64, extra_body={"whitespace": "flexible", "xml_values": "lookahead"})
+    assert r.choices[0].finish_reason == "tool_calls"
+    check_calls(r.choices[0].message.tool_calls)
+
+
 CITIES = ["Paris", "Rome", "Berlin", "Madrid"]
 
 

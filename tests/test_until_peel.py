@@ -50,11 +50,13 @@ def _format_untils(every: bool = False) -> list[Until]:
               "properties": {"a": {"type": "string"}}}}}]
     found: set[Until] = set()
     for fmt in FORMATS:
-        ir = compile(fmt, tools, dialect="ebnf").ir
-        if ir is None:
-            continue
-        for body in ir.rules.values():
-            found.update(x for x in ir_nodes(body) if isinstance(x, Until))
+        # both raw XML value rules: the first closing tag, and the look-ahead (its whitespace gap)
+        for xml_values in ("first_close", "lookahead") if every else ("first_close",):
+            ir = compile(fmt, tools, dialect="ebnf", xml_values=xml_values).ir
+            if ir is None:
+                continue
+            for body in ir.rules.values():
+                found.update(x for x in ir_nodes(body) if isinstance(x, Until))
     return sorted((u for u in found if every or u.first_not or u.nonempty), key=repr)
 
 

@@ -47,7 +47,8 @@ CALL_SETS = [
 OPTIONS = [
     {"tool_choice": "required"},
     {"tool_choice": "auto"},
-    {"tool_choice": "required", "parallel_tool_calls": False},
+    # the old language too: llama.cpp's bounded JSON whitespace, raw XML values read with look-ahead
+    {"tool_choice": "required", "parallel_tool_calls": False, "whitespace": "flexible", "xml_values": "lookahead"},
 ]
 #: whitespace respellings around punctuation (JSON and pythonic), within and beyond JSON_WS's bounds
 RESPELL = [(", ", ",\n  "), (": ", ":\n\t"), (": ", ":"), (", ", ","), ("{", "{ "), ("}", " }"), ("[", "[\n\n"),
@@ -100,18 +101,21 @@ def test_shared_rules_keep_the_language(fmt: str) -> None:
 
 
 def test_one_whitespace_rule_for_many_tools() -> None:
+    """``whitespace="flexible"``: llama.cpp's bounded JSON whitespace, printed once."""
     tools = [{"type": "function", "function": {"name": f"t{i}", "parameters": {"type": "object", "properties": {
         "a": {"type": "string"}, "b": {"type": "array", "items": {"type": "integer"}}}}}} for i in range(20)]
     for fmt in ("hermes", "llama3_json"):
         for dialect in ("gbnf", "ebnf"):
-            text = compile(fmt, tools, dialect=dialect, tool_choice="required").grammar
+            text = compile(fmt, tools, dialect=dialect, tool_choice="required", whitespace="flexible").grammar
             assert text.count(' "\\n"{1,2} [\\t ]{0,20}') == 1, (fmt, dialect)
             assert 'ws ::= "" | " " | "\\n"{1,2} [\\t ]{0,20}\n' in text
-            assert text == compile(fmt, tools, dialect=dialect, tool_choice="required").grammar  # deterministic
+            again = compile(fmt, tools, dialect=dialect, tool_choice="required", whitespace="flexible").grammar
+            assert text == again  # deterministic
 
 
 def test_structural_tag_parts_share_the_whitespace_rule() -> None:
-    tag = json.loads(compile("hermes", TOOLS, dialect="structural-tag", tool_choice="required").grammar)
+    tag = json.loads(compile("hermes", TOOLS, dialect="structural-tag", tool_choice="required",
+                             whitespace="flexible").grammar)
     parts = []
 
     def walk(x: object) -> None:

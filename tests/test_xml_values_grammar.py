@@ -1,4 +1,5 @@
-"""Raw XML values (issue 12 "Data is lost"): a value ends at the closing tag only when the next
+"""Raw XML values under ``xml_values="lookahead"`` (issue 12 "Data is lost"; the default
+``first_close`` is tested in test_language_options.py): a value ends at the closing tag only when the next
 ``<parameter=`` or ``</function>`` follows it (``XmlCall.value_stops``, vLLM's rule), so values may
 contain ``</parameter>``, ``<parameter=``, ``<tool_call>`` and the format's other tags elsewhere,
 plus leading/trailing whitespace and newlines.
@@ -42,7 +43,8 @@ VALUES = st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
 
 @cache
 def _bundles(fmt: str) -> tuple[Bundle, ...]:
-    return tuple(compile(fmt, TOOLS, dialect=d, tool_choice="required", parallel_tool_calls=True) for d in DIALECTS)
+    return tuple(compile(fmt, TOOLS, dialect=d, tool_choice="required", parallel_tool_calls=True,
+                         xml_values="lookahead") for d in DIALECTS)
 
 
 #: what ends a raw value: the closing tag, optional whitespace, then the next parameter or the function end
@@ -63,7 +65,8 @@ def check(fmt: str, calls: list) -> None:
 
     want = [(n, json.dumps(a, ensure_ascii=False)) for n, a in calls]
     for mode in ("strict", "lenient"):
-        got = toolgram.parse(fmt, text, TOOLS, mode=mode, tool_choice="required", parallel_tool_calls=True)
+        got = toolgram.parse(fmt, text, TOOLS, mode=mode, tool_choice="required", parallel_tool_calls=True,
+                             xml_values="lookahead")
         assert [(c["function"]["name"], c["function"]["arguments"]) for c in got["tool_calls"]] == want, (mode, got)
 
 
@@ -99,7 +102,9 @@ def test_values_round_trip(fmt: str, path: str, content: str, extra: str) -> Non
 def test_a_value_end_inside_a_value_ends_it(fmt: str, end: str) -> None:
     """A value end inside a value (any whitespace in the gap) ends it: the grammar rejects the rendering."""
     assert VALUE_END.fullmatch(end) and get_format(fmt).call.value_stops[0] == "</parameter>\n<parameter="
-    text = render_calls(fmt, [("write", {"path": "a" + end + "b>\nc", "content": "x"})])
+    with pytest.raises(ValueError, match="closing tag"):  # the renderer refuses to write it (issue 28 finding 11)
+        render_calls(fmt, [("write", {"path": "a" + end + "b>\nc", "content": "x"})])
+    text = render_calls(fmt, [("write", {"path": "aMARKb>\nc", "content": "x"})]).replace("MARK", end)
     for bundle in _bundles(fmt):
         for engine, (ok, _) in engine_results(bundle, text).items():
             assert not ok, f"{bundle.dialect}/{engine} accepts a value holding {end!r}"
@@ -112,4 +117,4 @@ def test_enum_word_holding_a_stop_is_rejected(fmt: str) -> None:
     stop = get_format(fmt).call.value_stops[1]
     tools = [tool("t", {"type": "object", "properties": {"a": {"enum": ["ok", "x" + stop]}}})]
     with pytest.raises(UnsupportedSchemaError, match=r"properties\.a\.enum"):
-        compile(fmt, tools, dialect="gbnf")
+        compile(fmt, tools, dialect="gbnf", xml_values="lookahead")

@@ -26,7 +26,7 @@ def _esc_char(cp: int, in_class: bool) -> str:
         return "\\r"
     if ch == "\t":
         return "\\t"
-    if in_class and ch in "]-^[":
+    if in_class and ch in "]-[":
         return "\\" + ch
     if not in_class and ch == '"':
         return '\\"'
@@ -89,6 +89,9 @@ class BnfPrinter:
         body = []
         for lo, hi in c.ranges:
             body.append(_esc_char(lo, True) if lo == hi else f"{_esc_char(lo, True)}-{_esc_char(hi, True)}")
+        if body[0].startswith("^"):
+            # '^' stands raw (llama.cpp's GBNF rejects "\\^"), but not first, where it would negate
+            body = body[1:] + body[:1] if len(body) > 1 else ["\\x5E" + body[0][1:]]
         return "[" + ("^" if c.negated else "") + "".join(body) + "]"
 
     # -- structure ---------------------------------------------------------------------------------

@@ -19,9 +19,10 @@ portable to OpenVINO) covers exactly the portions they cannot express.
 * **Later calls and the end** are ``grammar``: SPEC allows any whitespace (or none) between
   blocks and around list separators while ``tags_with_separator`` has one fixed separator, and
   ``triggered_tags`` without ``stop_after_first`` allows free text between and after calls. That
-  grammar, ``(WS block)* WS`` (parallel on) or ``WS`` (off), is the end of every tag's
-  ``content`` and the tags' ``end`` is "": OpenVINO only allows an unlimited part
-  (``triggered_tags``, ``tags_with_separator``) as the last element of a ``sequence``.
+  grammar, ``(WS block)* END`` (parallel on) or ``END`` (off), ``END`` being at most one
+  newline, is the end of every tag's ``content`` and the tags' ``end`` is "": OpenVINO only
+  allows an unlimited part (``triggered_tags``, ``tags_with_separator``) as the last element of a
+  ``sequence``.
 * **Reasoning** is a ``grammar`` (``open text close``, the text stopping at the close tag or, if
   the format says a trigger ends reasoning, at the trigger) followed by the calls, in an ``or``
   with the trigger-ends branch and, for ``required``/named with ``optional``, the no-reasoning
@@ -46,7 +47,7 @@ from ...grammars.spec import FormatSpec
 from ..ir import EMPTY, Expr, Grammar, Lit, Ref, Rep, Token, alt, seq, up_to
 from ..options import Options
 from ..schema import Tool
-from ..values import JSON_WS, WS
+from ..values import END_WS, JSON_WS, WS
 from .bnf import to_ebnf
 
 Fmt = dict[str, Any]
@@ -124,9 +125,9 @@ class _Emitter:
         else:
             n = None if self.opts.max_calls is None else self.opts.max_calls - 1  # max_tool_calls
             if sc.per_call:
-                more = up_to(seq(WS, Lit(sc.open), self.one, Lit(sc.close)), n)
+                more = up_to(seq(WS, Lit(sc.joiner + sc.open), self.one, Lit(sc.close)), n)
             else:
-                more = up_to(seq(WS, Lit(sc.separator), WS, self.one), n)
+                more = up_to(seq(JSON_WS, Lit(sc.separator), JSON_WS, self.one), n)  # the IR's SEP
         return seq(more, after)
 
     # -- regions ------------------------------------------------------------------------------------
@@ -134,20 +135,22 @@ class _Emitter:
         """All calls and the trailing whitespace, starting at the first call (bare or wrapped)."""
         sc = self.spec.scope
         if sc.per_call:
-            return self.calls_from(sc.open, sc.close, self.rest(WS))
+            return self.calls_from(sc.open, sc.close, self.rest(END_WS))
         list_open = seq(Lit(sc.open), JSON_WS) if sc.open else EMPTY
         list_close = seq(JSON_WS, Lit(sc.close)) if sc.open else EMPTY
-        options = [self.sequence(self.grammar(list_open), self.calls_from("", "", self.rest(seq(list_close, WS))))]
+        options = [self.sequence(self.grammar(list_open), self.calls_from("", "", self.rest(seq(list_close, END_WS))))]
         for w in sc.wrappers:
-            trailer = self.rest(seq(list_close, WS, Lit(w.close) if w.close else EMPTY, WS))
-            options.append(self.sequence(self.grammar(seq(Lit(w.open), WS, list_open)),
+            # the IR's wrapper tokens: WOPEN, WCLOSE (JSON whitespace inside the wrapper)
+            wclose = seq(JSON_WS, Lit(w.close)) if w.close else EMPTY
+            trailer = self.rest(seq(list_close, wclose, END_WS))
+            options.append(self.sequence(self.grammar(seq(Lit(w.open), JSON_WS, list_open)),
                                          self.calls_from("", "", trailer)))
         return self.either(*options)
 
     def triggered(self) -> Fmt:
         """``auto`` for block formats: free text, or text until the trigger and then the calls."""
         sc = self.spec.scope
-        return self.calls_from(sc.open, sc.close, self.rest(WS), self.spec.trigger_word)
+        return self.calls_from(sc.open, sc.close, self.rest(END_WS), self.spec.trigger_word)
 
     def root(self) -> Fmt:
         spec, o = self.spec, self.opts

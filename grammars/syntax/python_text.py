@@ -8,7 +8,13 @@ reader (:mod:`toolgram.parsing.pyliteral`) reads :data:`READ_ESCAPES`.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+#: a keyword argument's name (and a tool's name) the pythonic formats write and read: an ASCII identifier
+KWARG_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: a dotted tool name (``Calendar.create_event``)
+DOTTED_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 #: ``\\X`` escapes the grammars accept: the character after the backslash -> what it stands for.
 SINGLE_ESCAPES: dict[str, str] = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t"}

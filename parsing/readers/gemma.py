@@ -12,6 +12,8 @@ from ._common import FLUSH, NO_STATE, WAIT, WS, Core, Head, Pinned, Reader, Stat
 
 _GQ = gemma_text.QUOTE  # Gemma 4's string delimiter
 _GKEY_REST_RE = re.compile("[^" + re.escape(gemma_text.KEY_EXCLUDED) + "]*")
+#: the body of a JSON string up to its closing quote (or a lone backslash at the end of the buffer)
+_JSON_BODY_RE = re.compile(r'(?:[^"\\]|\\[\s\S])*')
 
 
 @dataclass(slots=True)
@@ -103,6 +105,14 @@ class GemmaReader(Reader):
                 s.istart, s.kscan = start, max(start + len(_GQ), n - len(_GQ) + 1)
                 return None
             return buf[start + len(_GQ):j], j + len(_GQ)
+        if buf.startswith('"', start):  # lenient: a JSON-quoted key, as nested objects read it
+            m = _JSON_BODY_RE.match(buf, s.kscan if resume and s.kscan is not None else start + 1)
+            j = m.end()
+            if j >= n or buf[j] != '"':
+                s.istart, s.kscan = start, j  # resumable: at an escape boundary
+                return None if not self.core.final else False
+            key, diags = convert_gemma_value(buf[start:j + 1], lenient=True)
+            return (key, j + 1) if not diags and isinstance(key, str) else False
         if self._partial_quote(start):
             return None
         if resume and s.iend is not None:
@@ -213,6 +223,12 @@ class GemmaReader(Reader):
         depth, instr = s.depth, s.instr
         end = -1
         while i < n:
+            if instr == '"':  # a JSON string (lenient, as nested values read it)
+                i = _JSON_BODY_RE.match(buf, i).end()  # type: ignore[union-attr]
+                if i >= n or buf[i] != '"':
+                    break
+                i, instr = i + 1, False
+                continue
             if instr:
                 j = buf.find(_GQ, i)
                 if j < 0:
@@ -229,6 +245,9 @@ class GemmaReader(Reader):
                     break
                 end = i
                 break
+            if ch == '"' and _value_start(buf, i, s.start):
+                i, instr = i + 1, '"'
+                continue
             if ch in "[{":
                 depth += 1
             elif ch in "]}":
@@ -270,3 +289,11 @@ class GemmaReader(Reader):
         core.step = self._args
         self.st = _Args()
         return True
+
+
+def _value_start(buf: str, i: int, start: int) -> bool:
+    """Whether ``buf[i]`` starts a value: the first of the value at ``start``, or after ':', ',', '[' or '{'."""
+    j = i
+    while j > start and buf[j - 1] in WS:
+        j -= 1
+    return j == start or buf[j - 1] in ":,[{"

@@ -8,10 +8,12 @@ import re
 from dataclasses import dataclass
 
 from ...grammars.spec import CallId, HeaderJsonCall, NamedJsonCall
-from ._common import IDENT_RE, WAIT, WS, Core, Head, State
+from ._common import WAIT, WS, Core, Head, State
 from .json import JsonArgsReader
 
 _CALL_ID_RE = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+#: the word a message header starts with: up to whitespace or the next header token ("<|...|>")
+_HEADER_WORD_RE = re.compile(r"(?:[^<\s]|<(?!\|))+")
 
 
 @dataclass(slots=True)
@@ -38,8 +40,9 @@ class NamedReader(JsonArgsReader):
         return self._named_head(q, c)
 
     def _header_head(self, q: int, c: HeaderJsonCall) -> Head:
-        """A name in a message header: the longest tool name at ``q`` (models glue the content type
-        to it: ``functions.Njson``), then any header text up to ``body_open`` (bounded)."""
+        """A name in a message header: the word at ``q`` (a tool's name, or one with a content type of
+        ``c.glued_types`` glued to it: ``functions.Njson``), then any header text up to ``body_open``
+        (bounded). Set look-ups only: the cost does not grow with the number of tools."""
         core = self.core
         buf = core.buf
         limit = q + core.max_name + c.header_max + len(c.body_open)
@@ -49,14 +52,18 @@ class NamedReader(JsonArgsReader):
                 return WAIT
             return None
         header = buf[q:end]
-        known = [n for n in (*core.tools, *core.all_names) if header.startswith(n)]
-        if known:
-            name = max(known, key=len)
-        else:
-            m = IDENT_RE.match(header)
-            if not m:
-                return None
-            name = m.group()
+        # the name ends where the header goes on (whitespace, "<|"), or right before a glued content
+        # type: a known name that merely starts the word (``search`` in ``search_web``) is not the name
+        m = _HEADER_WORD_RE.match(header)
+        name = m.group() if m else ""
+        if name not in core.tools and name not in core.all_names:
+            for glued in c.glued_types:
+                base = name.removesuffix(glued)
+                if base != name and (base in core.tools or base in core.all_names):
+                    name = base
+                    break
+        if not name:
+            return None
         return name, end + len(c.body_open)
 
     def _named_head(self, q: int, c: NamedJsonCall) -> Head:
@@ -75,6 +82,8 @@ class NamedReader(JsonArgsReader):
                 return got
             assert isinstance(got, int)
             q = got
+        if c.counter is not None and cid is None and c.name_end:
+            return self._counted_head(q, c)
         stops = [c.name_end] if c.name_end else []
         if cid is not None and not cid.before_name:
             stops.append(cid.open or cid.close)
@@ -101,6 +110,42 @@ class NamedReader(JsonArgsReader):
         if res is not True:
             return WAIT if res == WAIT else None
         return name, r + len(c.name_end)
+
+    def _counted_head(self, q: int, c: NamedJsonCall) -> Head:
+        """N ``name_end`` DIGITS ``counter`` (Kimi-K2's ``functions.ns:search:0<|tool_call_argument_begin|>``):
+        the name ends at the ``name_end`` that the call counter follows, so a name may hold ``name_end``
+        itself. When none is followed by a counter, the first ``name_end`` ends the name (the call
+        then reports its missing counter)."""
+        core = self.core
+        buf, sep, counter = core.buf, c.name_end, c.counter
+        assert counter is not None
+        limit = q + core.max_name + len(sep)
+        first = None
+        i = buf.find(sep, q, limit)
+        while i >= 0:
+            name = buf[q:i]
+            if any(ch in WS or ch == "<" for ch in name):
+                break
+            j = k = i + len(sep)
+            if not name:
+                i = buf.find(sep, j, limit)
+                continue
+            first = first or (name, j)
+            while k < len(buf) and "0" <= buf[k] <= "9" and k - j < 9:
+                k += 1
+            if k >= len(buf) and not core.final:
+                return WAIT
+            if k > j:
+                res = core.peek(counter, k)
+                if res == WAIT:
+                    return WAIT
+                if res is True:
+                    return name, j
+            i = buf.find(sep, j, limit)
+        else:
+            if len(buf) < limit and not core.final:
+                return WAIT
+        return first
 
     def _call_id_at(self, q: int, cid: CallId, stop: str, optional: bool) -> int | str | None:
         """Past ``cid.open`` ID ``cid.close`` at ``q`` (the id ends where ``stop`` begins): the index

@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..pyliteral import N_NAME_MAX
 from ..values import convert_python_value, dumps_arguments
 from ._common import FAIL, IDENT_RE, WAIT, Core, Head, Pinned, Reader, State, esc, pinned, unescape_units
 
 _IDENT_REST_RE = re.compile(r"[A-Za-z0-9_.\-]*")
 #: one escape of a Python string literal, or a lone backslash
-_PY_ESCAPE = re.compile(r"\\N\{[^}]*\}|\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\[0-7]{1,3}|\\.?", re.S)
+_PY_ESCAPE = re.compile(rf"\\N\{{[^}}\\]{{0,{N_NAME_MAX}}}\}}"
+                        r"|\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\[0-7]{1,3}|\\.?", re.S)
+#: a buffer that ends inside a ``\N{NAME}`` escape that may still close (bounded: see N_NAME_MAX)
+_N_OPEN = re.compile(rf"\\N(?:\{{[^}}\\]{{0,{N_NAME_MAX}}})?")
 
 
 def _py_unit(unit: str, quote: str) -> str | None:
@@ -170,7 +174,7 @@ class PythonReader(Reader):
             safe = n
             if s.esc:
                 e = s.esc[0]
-                if n - e < 12 or (buf[e + 1:e + 2] == "N" and "}" not in buf[e:n]):
+                if n - e < 12 or _N_OPEN.fullmatch(buf, e):  # the escape may still grow
                     safe = min(safe, e)
             self._emit(s, safe)
             core.pos = n
@@ -195,6 +199,10 @@ class PythonReader(Reader):
         core = self.core
         seg = core.buf[a:b]
         q = s.quote
+        if "\\" not in seg:  # no escape: the text is the value (a quote or newline ended the string before b)
+            core.args(esc(seg))
+            s.emitted = b
+            return
         value, diags = convert_python_value(q + seg + q, lenient=True, offset=a - 1 + core.base)
         if diags or not isinstance(value, str):
             value = unescape_units(core, seg, a, _PY_ESCAPE, lambda unit: _py_unit(unit, q))

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...grammars.spec import CDATA_CLOSE, CDATA_OPEN, XmlCall
-from ..values import convert_xml_value, dumps_arguments, schema_types
+from ..values import convert_xml_value, dumps_arguments, member_schema, schema_types
 from ._common import FLUSH, NO_STATE, WAIT, WS, Core, Head, Reader, State, esc
 
 
@@ -88,8 +88,7 @@ class XmlReader(Reader):
         ne = c.param_name_end
         self.gt = '"' if c.quoted_key else (">" if ne.startswith(">") or ">" not in ne else ne[:ne.index(">") + 1])
         self.pad_open = ne[len(self.gt):][ne[len(self.gt):].rfind(">") + 1:]
-        opens = [e[len(self.gt):][:e[len(self.gt):].rfind(">") + 1].strip(WS)
-                 for e in (ne, c.json_name_end) if e is not None]
+        opens = [e[len(self.gt):][:e[len(self.gt):].rfind(">") + 1].strip(WS) for e in c.name_ends]
         if c.json_name_end is not None:
             opens.append(">")  # a quoted name without its attribute (lenient)
         self.value_open = tuple(dict.fromkeys(o for o in opens if o))
@@ -132,7 +131,41 @@ class XmlReader(Reader):
         return name, end + self.name_eat
 
     def start(self) -> None:
-        self.core.step = self._params
+        c = self.c
+        self.core.step = self._again if c.name_again is not None else \
+            self._counter if c.counter is not None else self._params
+
+    def _again(self) -> bool | None:
+        """The name written a second time (muse-glimmer's ``<atem:invoke name="N">`` after the recipient)."""
+        core, c = self.core, self.c
+        call = core.call
+        assert call is not None and c.name_again is not None
+        res = core.lit(call.name + c.name_again)
+        if res == WAIT:
+            return False
+        if res is False:
+            core.bad_call(f"expected the name {call.name!r} again")
+            return True
+        core.step = self._counter if c.counter is not None else self._params
+        return True
+
+    def _counter(self) -> bool | None:
+        """The call index (Kimi-K3's ``1"<|sep|>``): decimal digits, then ``counter``; any index is read."""
+        core, c = self.core, self.c
+        assert c.counter is not None
+        buf, q = core.buf, core.pos
+        while q < len(buf) and "0" <= buf[q] <= "9" and q - core.pos < 9:
+            q += 1
+        if q >= len(buf):
+            return False  # wait; at the end of input the call was cut off
+        if q == core.pos or not buf.startswith(c.counter[:len(buf) - q], q):
+            core.bad_call(f"expected the call index and {c.counter!r}")
+            return True
+        if len(buf) - q < len(c.counter):
+            return False
+        core.pos = q + len(c.counter)
+        core.step = self._params
+        return True
 
     def cut(self) -> str | None:
         s = self.st
@@ -182,8 +215,10 @@ class XmlReader(Reader):
             s.kscan = bound  # resumable: the name is not rescanned on the next feed
             return False
         key = buf[pos:i]
-        if not self.c.quoted_key:
-            key = key.strip()  # a quoted name (name="K") is exactly what stands between the quotes
+        if not self.c.quoted_key and key not in self._declared():
+            # a quoted name (name="K") is exactly what stands between the quotes; an unquoted one is
+            # trimmed unless it is declared as written (compile refuses such names, SPEC: one rule)
+            key = key.strip()
         core.pos = i + len(gt)
         keep = core.member_key(key)
         call = core.call
@@ -199,14 +234,15 @@ class XmlReader(Reader):
             core.args(core.member_prefix(key) + '"')
         return True
 
+    def _declared(self) -> dict[str, Any]:
+        """The open call's declared arguments (``properties``)."""
+        call = self.core.call
+        props = call.tool.get("properties") if call is not None and isinstance(call.tool, dict) else None
+        return props if isinstance(props, dict) else {}
+
     def _prop_schema(self, key: str) -> Any:
         call = self.core.call
-        params = call.tool if call else None
-        if isinstance(params, dict):
-            props = params.get("properties")
-            if isinstance(props, dict) and key in props:
-                return props[key]
-        return None
+        return member_schema(call.tool if call else None, key)
 
     def _value(self) -> bool | None:
         """A raw value: it ends at an end tag followed (after whitespace) by a next parameter, the

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..compiler.options import WHITESPACE, XML_VALUES
 from ..compiler.schema import load_tools
 from ..errors import SchemaError, ToolgramError, UnsupportedSchemaError
 from ..grammars import FORMATS
@@ -48,11 +49,27 @@ def add_tool_options(p: argparse.ArgumentParser, *, tools_required: bool = True)
         metavar="N",
         help="at most N calls, enforced by the grammar (default: no limit; --no-parallel means 1)",
     )
+    add_language_options(p)
     p.add_argument(
         "--permissive",
         action="store_true",
         help="ignore schema keywords a grammar cannot enforce instead of failing (listed as 'relaxed')",
     )
+
+
+def add_language_options(p: argparse.ArgumentParser) -> None:
+    """``--xml-values`` and ``--whitespace`` (SPEC sections 1-2): the grammar's language, and strict parsing's."""
+    p.add_argument("--xml-values", choices=XML_VALUES, default=None,
+                   help="a raw XML value ends at the first closing tag (first_close, default) or only where the "
+                   "next parameter or the call's end follows (lookahead)")
+    p.add_argument("--whitespace", choices=WHITESPACE, default=None,
+                   help="JSON whitespace inside calls: the template's spelling (canonical, default) or "
+                   "llama.cpp's bounded whitespace (flexible)")
+
+
+def language_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """``xml_values``/``whitespace`` keyword arguments for the flags given."""
+    return {k: getattr(args, k) for k in ("xml_values", "whitespace") if getattr(args, k, None) is not None}
 
 
 def _positive_int(text: str) -> int:
@@ -128,6 +145,7 @@ def tool_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     }
     if getattr(args, "max_tool_calls", None) is not None:  # only when given: parse() may not take it yet
         out["max_tool_calls"] = args.max_tool_calls
+    out.update(language_kwargs(args))
     return out
 
 

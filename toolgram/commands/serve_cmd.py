@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ToolgramError
-from .common import add_model_options
+from .common import add_language_options, add_model_options, language_kwargs
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -22,6 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--max-grammars", type=int, default=16,
                    help="distinct compiled grammars the OpenVINO pipeline may hold before it is reloaded "
                    "(bounds memory; default 16)")
+    add_language_options(p)  # the defaults of requests that name no xml_values/whitespace
     p.add_argument("--engine", choices=("batch", "queue"), default=None,
                    help="batch: continuous batching (ContinuousBatchingPipeline, concurrent requests decoded "
                    "together); queue: one LLMPipeline, one generation at a time. Default: batch when the model "
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
         _say(note)
     elif args.format is None and gen.detected:
         _say(f"format {fmt} (detected: {gen.detected[1]})")
-    app = create_app(gen, format=fmt, max_queue=args.max_queue, request_timeout=args.request_timeout)
+    app = create_app(gen, format=fmt, max_queue=args.max_queue, request_timeout=args.request_timeout,
+                     **language_kwargs(args))
     model_id = app.state.model_id
 
     class Server(uvicorn.Server):

@@ -1,0 +1,178 @@
+"""SPEC sections 1-2: the ``whitespace`` and ``xml_values`` options, and at most one newline after the
+last call (issue 24, items 1-3).
+
+Each option's language is checked in every dialect's real engine (llama.cpp for GBNF, xgrammar for
+EBNF and structural tags, Lark), in strict parsing (which follows the grammar) and lenient parsing
+(which reads every spelling), through ``toolgram.compile``, ``toolgram.parse`` and the CLI. The old
+languages (``flexible``, ``lookahead``) stay tested here and in test_xml_values_grammar.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+from strategies import engine_results
+from toolgram.compiler.bundle import Bundle, compile
+from toolgram.compiler.dialects import NAMES as DIALECTS
+from toolgram.grammars.render import render_calls
+from weather import TOOLS
+
+import toolgram
+from toolgram.cli import main
+from toolgram.errors import OptionError
+
+CALL = [("get_weather", {"location": "Paris", "unit": "celsius"})]
+#: the same hermes call in other JSON whitespace: what llama.cpp's bounded whitespace admits
+HERMES_PRETTY = ('<tool_call>\n{\n  "name": "get_weather",\n  "arguments": {\n    "location": "Paris"\n  }\n}'
+                 '\n</tool_call>')
+HERMES_COMPACT = '<tool_call>\n{"name":"get_weather","arguments":{"location":"Paris"}}\n</tool_call>'
+PYTHONIC_SPACED = "[get_weather( location='Paris',unit='celsius' )]"
+#: a raw value holding its closing tag (not followed by the next parameter or the call's end)
+XML_TOOLS = [{"type": "function", "function": {"name": "write", "parameters": {
+    "type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+    "required": ["path", "content"]}}}]
+TAGGED = {"seed_oss": "a</parameter>b", "qwen3_coder": "a</parameter>b", "minicpm5": "a</param>b"}
+
+
+@cache
+def bundle(fmt: str, dialect: str, tools_key: str = "weather", **opts: str) -> Bundle:
+    tools = TOOLS if tools_key == "weather" else XML_TOOLS
+    return compile(fmt, tools, dialect=dialect, tool_choice="required", **opts)
+
+
+def verdicts(b: Bundle, text: str) -> set[bool]:
+    return {ok for ok, _ in engine_results(b, text).values()}
+
+
+def test_defaults_and_bad_values() -> None:
+    opts = compile("hermes", TOOLS).options
+    assert (opts.whitespace, opts.xml_values) == ("canonical", "first_close")
+    for key in ("whitespace", "xml_values"):
+        with pytest.raises(OptionError) as e:
+            compile("hermes", TOOLS, **{key: "loose"})
+        assert e.value.path == key
+        with pytest.raises(OptionError):
+            toolgram.parse("hermes", "", TOOLS, **{key: "loose"})
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_whitespace_canonical_and_flexible(dialect: str) -> None:
+    canonical = render_calls("hermes", CALL)
+    for text, flexible_only in ((canonical, False), (HERMES_PRETTY, True), (HERMES_COMPACT, True)):
+        assert verdicts(bundle("hermes", dialect), text) == {not flexible_only}, text
+        assert verdicts(bundle("hermes", dialect, whitespace="flexible"), text) == {True}, text
+    py = render_calls("pythonic", CALL)
+    assert verdicts(bundle("pythonic", dialect), py) == {True}
+    assert verdicts(bundle("pythonic", dialect), PYTHONIC_SPACED) == {False}
+    assert verdicts(bundle("pythonic", dialect, whitespace="flexible"), PYTHONIC_SPACED) == {True}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_one_newline_after_the_last_call(dialect: str) -> None:
+    for fmt in ("hermes", "pythonic"):
+        text = render_calls(fmt, CALL)
+        for opts in ({}, {"whitespace": "flexible", "xml_values": "lookahead"}):
+            b = bundle(fmt, dialect, **opts)
+            assert verdicts(b, text + "\n") == {True}
+            for tail in ("\n\n", " ", "\n ", "\t"):
+                assert verdicts(b, text + tail) == {False}, (fmt, opts, tail)
+
+
+def test_one_newline_after_the_last_call_in_auto() -> None:
+    """The lazy GBNF and the auto EBNF / structural tag: text, the call, one newline, nothing more."""
+    text = "Let me check.\n" + render_calls("hermes", CALL)
+    for dialect in DIALECTS:
+        b = compile("hermes", TOOLS, dialect=dialect)
+        assert verdicts(b, text + "\n") == {True}, dialect
+        assert verdicts(b, text + "\n\n") == {False}, dialect
+
+
+def test_llama3_json_envelope_keeps_the_triggers_whitespace() -> None:
+    """SPEC's trigger/grammar consistency: the pattern ``\\{\\s*"name"\\s*:`` hands ``{ "name" :`` to
+    the grammar, so the canonical envelope still admits whitespace there; the arguments are canonical."""
+    spaced = '{ "name" : "get_weather", "parameters": {"location": "Paris"}}'
+    for dialect in DIALECTS:
+        b = compile("llama3_json", TOOLS, dialect=dialect)
+        assert verdicts(b, spaced) == {True}, dialect
+        assert verdicts(b, spaced.replace('"location": ', '"location":')) == {False}, dialect
+
+
+@pytest.mark.parametrize("fmt", sorted(TAGGED))
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_xml_values_first_close_and_lookahead(fmt: str, dialect: str) -> None:
+    value = TAGGED[fmt]
+    spec_cdata = fmt == "minicpm5"
+    text = render_calls(fmt, [("write", {"path": value, "content": "x"})])
+    if spec_cdata:  # MiniCPM5 writes such a value in CDATA, where its closing tag is text
+        assert "<![CDATA[" in text
+        assert verdicts(bundle(fmt, dialect, "xml"), text) == {True}
+        text = text.replace("<![CDATA[", "").replace("]]>", "")
+    assert verdicts(bundle(fmt, dialect, "xml"), text) == {False}
+    assert verdicts(bundle(fmt, dialect, "xml", xml_values="lookahead"), text) == {True}
+    plain = render_calls(fmt, [("write", {"path": "a/b <c>", "content": "x"})])
+    assert verdicts(bundle(fmt, dialect, "xml"), plain) == {True}
+
+
+def test_strict_parse_follows_the_grammar_and_lenient_reads_both() -> None:
+    def calls(msg: dict) -> list:
+        return [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in msg["tool_calls"]]
+
+    want = [("get_weather", {"location": "Paris"})]
+    strict = toolgram.parse("hermes", HERMES_PRETTY, TOOLS, mode="strict", tool_choice="required")
+    assert strict["tool_calls"] == [] and strict["diagnostics"][0]["code"] == "strict_rejected"
+    assert calls(toolgram.parse("hermes", HERMES_PRETTY, TOOLS, mode="strict", tool_choice="required",
+                                whitespace="flexible")) == want
+    assert calls(toolgram.parse("hermes", HERMES_PRETTY, TOOLS)) == want
+    text = render_calls("hermes", CALL)
+    assert not toolgram.parse("hermes", text + "\n", TOOLS, mode="strict")["diagnostics"]
+    assert toolgram.parse("hermes", text + "\n\n", TOOLS, mode="strict")["diagnostics"]
+    assert toolgram.parse("hermes", text + "\n\n\n", TOOLS)["tool_calls"]  # lenient: any whitespace
+    seed = render_calls("seed_oss", [("write", {"path": "a</parameter>b", "content": "x"})])
+    assert toolgram.parse("seed_oss", seed, XML_TOOLS, mode="strict")["tool_calls"] == []
+    for kwargs in ({"mode": "strict", "xml_values": "lookahead"}, {}):
+        got = toolgram.parse("seed_oss", seed, XML_TOOLS, **kwargs)
+        assert calls(got) == [("write", {"path": "a</parameter>b", "content": "x"})], kwargs
+
+
+def test_openvino_compiles_both_languages() -> None:
+    from toolgram.engines import openvino_engine
+
+    for opts in ({}, {"whitespace": "flexible", "xml_values": "lookahead"}):
+        openvino_engine.check_ebnf(compile("hermes", TOOLS, dialect="ebnf", **opts).grammar)
+        openvino_engine.check_structural_tag(compile("seed_oss", XML_TOOLS, dialect="structural-tag",
+                                                     **opts).grammar)
+
+
+@pytest.fixture
+def tools_file(tmp_path: Path) -> Path:
+    p = tmp_path / "tools.json"
+    p.write_text(json.dumps(TOOLS), encoding="utf-8")
+    return p
+
+
+def _compile_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    assert main(["compile", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_flags(capsys: pytest.CaptureFixture[str], tools_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = ["hermes", "--tools", str(tools_file), "--dialect", "ebnf", "--tool-choice", "required"]
+    default = _compile_cli(capsys, *base)["grammar"]
+    assert default == compile("hermes", TOOLS, dialect="ebnf", tool_choice="required").grammar
+    flexible = _compile_cli(capsys, *base, "--whitespace", "flexible")["grammar"]
+    assert flexible == compile("hermes", TOOLS, dialect="ebnf", tool_choice="required", whitespace="flexible").grammar
+    assert flexible != default
+    assert _compile_cli(capsys, *base, "--whitespace", "canonical", "--xml-values", "first_close")["grammar"] == default
+    with pytest.raises(SystemExit) as e:
+        main(["compile", *base, "--xml-values", "first"])
+    assert e.value.code == 2
+    capsys.readouterr()
+    for flags, n_calls in (([], 0), (["--whitespace", "flexible"], 1)):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(HERMES_PRETTY.encode())))
+        assert main(["parse", "hermes", "--tools", str(tools_file), "--mode", "strict", *flags]) == 0
+        assert len(json.loads(capsys.readouterr().out)["tool_calls"]) == n_calls, flags

@@ -1,0 +1,196 @@
+"""Issue 22, value side: keywords toolgram now enforces instead of refusing, in every dialect and value syntax.
+
+``$ref`` with sibling keywords (allOf [target, siblings]; the target's other uses unchanged), ``allOf``
+over ``$ref``'d objects, types, bounds and enums, ``minimum``/``maximum``/``exclusive*`` on ``number``
+(draft 4 boolean ``exclusive*`` too), ``pattern`` with ``minLength``/``maxLength``, ECMAScript anchors
+inside an alternation, enum values filtered by their sibling keywords, ``not`` over
+``type``/``const``/``enum``, ``multipleOf`` on integers, draft 7 ``items`` arrays with ``additionalItems``.
+
+Every case is one optional argument of one tool, so a format and dialect compile once; each valid
+instance (checked valid by ``jsonschema``, the oracle) is rendered as a call and must be accepted by
+the engine, and each invalid one (checked invalid by ``jsonschema``) rejected.  The strict parser (the
+Lark grammar) reads every valid call back equal and no invalid one as a call.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import engine_results
+from toolgram.compiler.bundle import compile
+from toolgram.compiler.values import decimal_range
+from toolgram.grammars import FORMATS
+from toolgram.grammars.render import render_calls
+from toolgram.parsing.strict import parse_strict
+
+from toolgram.errors import SchemaError, UnsupportedSchemaError
+
+DEFS: dict[str, Any] = {
+    "L": {"type": "array", "items": {"type": "integer"}},
+    "O": {"type": "object", "properties": {"y": {"type": "string"}}, "required": ["y"]},
+    "N": {"type": "number"},
+    "S": {"type": "string"},
+}
+
+#: argument name -> (schema, valid values, invalid values)
+CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
+    # $ref with siblings caps only its own use; a plain use of the same definition is unchanged
+    "ref_capped": ({"$ref": "#/definitions/L", "maxItems": 1}, [[], [7]], [[1, 2]]),
+    "ref_plain": ({"$ref": "#/definitions/L"}, [[1, 2, 3]], [["x"]]),
+    "ref_props": ({"$ref": "#/definitions/O", "properties": {"z": {"type": "integer"}}, "required": ["z"]},
+                  [{"y": "a", "z": 1}], [{"y": "a"}, {"z": 1}]),
+    "ref_bounds": ({"$ref": "#/definitions/N", "minimum": 1, "maximum": 2}, [1, 1.5, 2], [0.5, 3]),
+    # allOf over a $ref'd plain object, and over types, bounds and enums
+    "all_ref": ({"allOf": [{"$ref": "#/definitions/O"}]}, [{"y": "b"}], [{}, {"y": 1}]),
+    "all_mix": ({"allOf": [{"$ref": "#/definitions/O"}, {"properties": {"w": {"type": "boolean"}}}]},
+                [{"y": "b"}, {"y": "b", "w": True}], [{"w": True}]),
+    "all_types": ({"allOf": [{"type": ["integer", "string"]}, {"type": "number", "maximum": 9}]},
+                  [3, 9], [10, "a"]),
+    "all_enum": ({"allOf": [{"enum": ["a", "b", "c"]}, {"enum": ["b", "c", "d"]}, {"not": {"const": "c"}}]},
+                 ["b"], ["a", "c", "d"]),
+    "enum_typed": ({"type": "integer", "enum": [1, 2.5, "x", 7], "maximum": 5}, [1], [7, "x"]),
+    # number bounds, decimal and exclusive, draft 4 booleans
+    "num_range": ({"type": "number", "minimum": 0.5, "maximum": 10}, [0.5, 1, 9.99, 10, 10.0], [0.49, 10.01, -1]),
+    "num_excl": ({"type": "number", "exclusiveMinimum": -1.25, "exclusiveMaximum": 0}, [-1.2, -0.001, -1],
+                 [-1.25, 0, 0.0, 0.5, -2]),
+    "num_draft4": ({"type": "number", "minimum": 1, "exclusiveMinimum": True}, [1.0001, 2], [1, 0.9]),
+    "int_draft4": ({"type": "integer", "maximum": 5, "exclusiveMaximum": True}, [4, -3], [5, 6]),
+    # multipleOf on integers: spelled out within bounds, trailing zeros, last digit, or trivial
+    "mult_bounded": ({"type": "integer", "multipleOf": 3, "minimum": 1, "maximum": 20}, [3, 18], [0, 4, 21]),
+    "mult_hundred": ({"type": "integer", "multipleOf": 100}, [0, 300, -1200], [50, 1010]),
+    "mult_two": ({"type": "integer", "multipleOf": 2}, [0, 14, -8], [7, -3]),
+    "mult_half": ({"type": "integer", "multipleOf": 0.5}, [3, -1], [1.5]),
+    # draft 7 tuple items with additionalItems
+    "tuple_closed": ({"type": "array", "items": [{"type": "integer"}, {"type": "string"}], "additionalItems": False},
+                     [[1, "a"], [1], []], [[1, "a", 2], ["a"]]),
+    "tuple_more": ({"type": "array", "items": [{"type": "integer"}], "additionalItems": {"type": "boolean"}},
+                   [[1, True, False], [2]], [[1, 2], [True]]),
+    # 2020-12 prefixItems: a position is never skipped (["a"] was accepted as a skipped integer)
+    "prefix": ({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "maxItems": 3},
+               [[1, "a"], [1], [1, "a", None]], [["a"], [1, "a", 2, 3]]),
+    # pattern with lengths; anchors inside an alternation
+    "pat_len": ({"type": "string", "pattern": "^[a-z0-9-]+$", "minLength": 2, "maxLength": 4},
+                ["ab", "a-1z"], ["a", "abcde", "AB"]),
+    "pat_open": ({"type": "string", "pattern": "[0-9]", "maxLength": 3}, ["1", "a1b"], ["abc", "a123"]),
+    "pat_anchor": ({"type": "string", "pattern": "^dev|alpha|stable$"},
+                   ["dev", "dev-1", "alpha", "x-alpha-y", "stable", "old-stable"], ["xdev", "stable-1", "beta"]),
+}
+#: JSON, Python literals, Gemma 4, XML raw values
+VALUE_FORMATS = ["hermes", "pythonic", "gemma4", "qwen3_coder"]
+TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {
+    "type": "object", "properties": {k: v[0] for k, v in CASES.items()}, "definitions": DEFS}}}]
+
+
+def _instances(fmt: str) -> list[tuple[str, Any, bool]]:
+    out = []
+    for key, (_, good, bad) in CASES.items():
+        for v in good:
+            out.append((key, v, True))
+        for v in bad:
+            out.append((key, v, False))
+    if FORMATS[fmt].values == "xml":
+        # XML raw text: a string holding digits reads as the number; keep the unambiguous instances
+        out = [(k, v, ok) for k, v, ok in out if not (isinstance(v, str) and CASES[k][0].get("type") != "string"
+                                                     and "enum" not in json.dumps(CASES[k][0]))]
+    return out
+
+
+def _validator(key: str, schema: dict[str, Any]) -> Any:
+    """JSON Schema 2020-12 (a $ref's siblings apply); draft 4 for boolean exclusive bounds; draft 7 for tuple items."""
+    cls = (jsonschema.Draft4Validator if "draft4" in key else jsonschema.Draft7Validator if "tuple" in key
+           else jsonschema.Draft202012Validator)
+    return cls({**schema, "definitions": DEFS})
+
+
+def test_instances_agree_with_jsonschema() -> None:
+    """The oracle: every valid instance is valid and every invalid one invalid under JSON Schema."""
+    for key, (schema, good, bad) in CASES.items():
+        check = _validator(key, schema)
+        assert all(check.is_valid(v) for v in good), key
+        assert not any(check.is_valid(v) for v in bad), key
+
+
+def _check(fmt: str, dialect: str) -> None:
+    bundle = compile(fmt, TOOLS, dialect=dialect, tool_choice="required", parallel_tool_calls=False)
+    for key, v, ok in _instances(fmt):
+        text = render_calls(fmt, [("f", {key: v})])
+        for engine, (accepted, pos) in engine_results(bundle, text).items():
+            assert accepted == ok, f"{engine} {'rejects' if ok else 'accepts'} {key}={v!r} ({pos}): {text!r}"
+
+
+@pytest.mark.parametrize("dialect", ["lark", "ebnf", "gbnf", "structural-tag"])
+def test_engines_json(dialect: str) -> None:
+    _check("hermes", dialect)
+
+
+@pytest.mark.parametrize("fmt", VALUE_FORMATS[1:])
+def test_engines_other_syntaxes_lark(fmt: str) -> None:
+    _check(fmt, "lark")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dialect", ["ebnf", "gbnf", "structural-tag"])
+@pytest.mark.parametrize("fmt", VALUE_FORMATS[1:])
+def test_engines_other_syntaxes(fmt: str, dialect: str) -> None:
+    _check(fmt, dialect)
+
+
+@pytest.mark.parametrize("fmt", VALUE_FORMATS)
+def test_strict_parser_agrees(fmt: str) -> None:
+    for key, v, ok in _instances(fmt):
+        text = render_calls(fmt, [("f", {key: v})])
+        msg = parse_strict(fmt, text, TOOLS, tool_choice="required", parallel_tool_calls=False)
+        if ok:
+            assert len(msg["tool_calls"]) == 1, (key, v, msg["diagnostics"])
+            assert json.loads(msg["tool_calls"][0]["function"]["arguments"]) == {key: v}
+        else:
+            assert not msg["tool_calls"], (key, v)
+
+
+def test_openvino_loads() -> None:
+    ov = pytest.importorskip("toolgram.engines.openvino_engine")
+    ov.check_ebnf(compile("hermes", TOOLS, dialect="ebnf", tool_choice="required").grammar)
+
+
+@pytest.mark.parametrize(("schema", "where"), [
+    ({"allOf": [{"type": "string", "pattern": "^a"}, {"pattern": "b$"}]}, "allOf[1].pattern"),
+    ({"allOf": [{"type": "string"}, {"type": "integer"}]}, "allOf[1].type"),
+    ({"allOf": [{"enum": [1]}, {"enum": [2]}]}, "allOf[1]"),
+    ({"type": "number", "minimum": 3, "maximum": 2}, "properties.v"),
+    ({"type": "string", "pattern": "^(ab|c)+$", "maxLength": 5}, "properties.v.pattern"),
+])
+def test_refusals_name_the_path(schema: dict[str, Any], where: str) -> None:
+    with pytest.raises((SchemaError, UnsupportedSchemaError)) as err:
+        compile("hermes", [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}])
+    assert f"$[0].function.parameters.properties.v.{where}".replace("v.properties.v", "v") in str(err.value)
+
+
+BOUND = st.one_of(st.none(), st.decimals(min_value=-50, max_value=50, places=3, allow_nan=False))
+
+
+@given(lo=BOUND, hi=BOUND, lo_ex=st.booleans(), hi_ex=st.booleans(),
+       samples=st.lists(st.decimals(min_value=-60, max_value=60, places=4, allow_nan=False), min_size=1, max_size=20))
+def test_decimal_range_matches_bounds(lo: Decimal | None, hi: Decimal | None, lo_ex: bool, hi_ex: bool,
+                                      samples: list[Decimal]) -> None:
+    """The decimal range automaton admits a number's plain spellings exactly when it lies in range."""
+    import re
+
+    from toolgram.compiler.dfa import dfa_regex
+
+    try:
+        rx = re.compile(dfa_regex(decimal_range(lo, lo_ex, hi, hi_ex)))
+    except ValueError:
+        assert lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_ex or hi_ex)))
+        return
+    for d in samples + [b for b in (lo, hi) if b is not None]:
+        inside = (lo is None or d > lo or (d == lo and not lo_ex)) and (hi is None or d < hi or (d == hi and not hi_ex))
+        for text in {format(d, "f"), format(d.normalize(), "f"), format(d, "f") + "0"}:
+            if text.startswith("-") and d == 0:
+                continue  # "-0": admitted only where negative numbers are
+            assert bool(rx.fullmatch(text)) == inside, (lo, lo_ex, hi, hi_ex, text)
