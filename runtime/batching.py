@@ -161,6 +161,7 @@ class BatchGenerator(Generator):
                 active.clear()
                 self._reload_now()
                 continue
+            time.sleep(0)  # step() holds the GIL: let the event loop (/health, new requests) run between steps
             for job in list(active):
                 try:
                     over = self._pump(job)
