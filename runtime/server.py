@@ -2,18 +2,23 @@
 
 ``create_app(generator)`` builds a FastAPI (Starlette) application; ``toolgram serve`` runs it with
 uvicorn. Endpoints: ``POST /v1/chat/completions`` (streaming and not), ``GET /v1/models``,
-``GET /v1/models/{id}``, ``GET /health``.
+``GET /v1/models/{id}``, ``GET /health``, ``GET /metrics``.
 
 - **Grammars**: each request's grammar is ``toolgram.compile(..., dialect="ebnf")`` for its tools
   and options, applied through OpenVINO structured output; the Generator reuses compiled grammars
   (bounded; see :mod:`toolgram.runtime.generator`).
-- **Concurrency: queued.** One OpenVINO pipeline serves one generation at a time; requests wait
-  in arrival order (FIFO) on a single worker thread, while the event loop keeps accepting
-  connections and answering ``/health`` and ``/v1/models``. Each request has its own stream
-  parser and result, so concurrent clients get separate answers.
-- **Cancellation**: a streaming client that disconnects stops its generation at the next token
-  (the streamer returns ``StreamingStatus.STOP``); a queued request whose client has gone is
-  skipped. Shutdown (SIGTERM/SIGINT) stops the running generation the same way.
+- **Concurrency.** The engine is the generator's: a :class:`~toolgram.runtime.batching.BatchGenerator`
+  decodes up to ``max_batch`` requests together (continuous batching), a plain ``Generator`` one at a
+  time (FIFO on a single worker thread). The event loop keeps accepting connections and answering
+  ``/health``, ``/metrics`` and ``/v1/models``. Each request has its own grammar, stream parser and
+  result, so concurrent clients get separate answers.
+- **Overload**: at most ``max_queue`` requests wait; more get HTTP 429 ``rate_limit_exceeded`` with
+  ``Retry-After``. ``request_timeout``: a request still waiting then gets 503 ``queue_timeout``; a
+  running one stops and is answered with what it has (``finish_reason`` ``length``, a ``timeout``
+  diagnostic). ``GET /metrics``: Prometheus text format (:mod:`toolgram.runtime.metrics`).
+- **Cancellation**: a client that disconnects stops its own generation at the next token; a queued
+  request whose client has gone is skipped. Shutdown (SIGTERM/SIGINT) stops the running generations the
+  same way.
 - **Additions** to OpenAI's request: ``max_tool_calls`` (as in OpenAI's Responses API; enforced by
   the grammar), ``xml_values`` and ``whitespace`` (SPEC section 1: the grammar's language; the
   server's defaults are ``toolgram serve --xml-values/--whitespace``) and
@@ -34,35 +39,40 @@ import json
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..compiler.options import WHITESPACE, XML_VALUES, choose
 from ..errors import ToolgramError
-from .generator import ContextLengthError, Generator
+from .generator import Cancelled, ContextLengthError, Generator, QueueTimeout
+from .metrics import CONTENT_TYPE, ServerMetrics
 
-__all__ = ["DEFAULT_MAX_TOKENS", "ApiError", "create_app"]
+__all__ = ["DEFAULT_MAX_QUEUE", "DEFAULT_MAX_TOKENS", "ApiError", "create_app"]
 
 #: ``max_tokens`` when the request names none.
 DEFAULT_MAX_TOKENS = 256
+#: Requests that may wait for the engine before new ones are refused with 429.
+DEFAULT_MAX_QUEUE = 64
 
 
 class ApiError(Exception):
     """An error answered with OpenAI's error shape."""
 
     def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None,
-                 type: str = "invalid_request_error") -> None:  # noqa: A002 - OpenAI's field name
+                 type: str = "invalid_request_error",  # noqa: A002 - OpenAI's field name
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status, self.message, self.param, self.code, self.type = status, message, param, code, type
+        self.headers = headers
 
     def response(self) -> JSONResponse:
         body = {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
-        return JSONResponse(body, status_code=self.status)
+        return JSONResponse(body, status_code=self.status, headers=self.headers)
 
 
 def _from_toolgram(exc: ToolgramError) -> ApiError:
@@ -174,10 +184,12 @@ def _flatten_content(message: dict[str, Any], i: int) -> dict[str, Any]:
 
 
 def _chunk(cid: str, created: int, model: str, delta: dict[str, Any] | None, finish: str | None = None,
-           usage: dict[str, Any] | None = None) -> str:
+           usage: dict[str, Any] | None = None, diagnostics: list[dict[str, Any]] | None = None) -> str:
     obj: dict[str, Any] = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
                            "choices": [] if delta is None else
                            [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+    if diagnostics:
+        obj["choices"][0]["diagnostics"] = diagnostics
     if usage is not None:
         obj["usage"] = usage
     return f"data: {json.dumps(obj, ensure_ascii=False)}\n\n"
@@ -189,17 +201,81 @@ def _usage(result: dict[str, Any]) -> dict[str, int]:
             "total_tokens": u["prompt_tokens"] + u["completion_tokens"]}
 
 
+class _Track:
+    """One accepted request's life: waiting, running, answered (for the queue bound and the metrics)."""
+
+    def __init__(self, metrics: ServerMetrics, timeout: float | None) -> None:
+        self.metrics = metrics
+        self.t_accept = time.monotonic()
+        self.deadline = self.t_accept + timeout if timeout is not None else None
+        self.t_start: float | None = None
+        self._lock = threading.Lock()
+        metrics.queued(+1)
+
+    def start(self) -> None:
+        with self._lock:
+            self.t_start = time.monotonic()
+            self.metrics.started()
+
+    def end(self, future: Future[Any], cancel: threading.Event) -> None:
+        """Account for the request's outcome (called once, when its future is done)."""
+        with self._lock:
+            started = self.t_start is not None
+        if started:
+            self.metrics.stopped_running()
+        else:
+            self.metrics.queued(-1)
+        if future.cancelled():
+            self.metrics.count("cancelled")
+            return
+        exc = future.exception()
+        if exc is None:
+            result = future.result()
+            if result is None:
+                self.metrics.count("cancelled")
+                return
+            now = time.monotonic()
+            ttft_ms = (result.get("timings") or {}).get("ttft_ms")
+            ttft = (self.t_start - self.t_accept) + ttft_ms / 1000 if ttft_ms is not None and self.t_start else None
+            self.metrics.done(result, now - self.t_accept, ttft)
+            if result["message"].get("finish_reason") == "length" and any(
+                    d.get("code") == "timeout" for d in result["message"].get("diagnostics") or []):
+                self.metrics.count("timeout")  # answered with what it had: counted as success and timeout
+        elif isinstance(exc, QueueTimeout):
+            self.metrics.count("timeout")
+        elif isinstance(exc, Cancelled) or cancel.is_set():
+            self.metrics.count("cancelled")
+        else:
+            self.metrics.count("error")
+
+
 def create_app(generator: Generator, model_id: str | None = None, format: str | None = None,  # noqa: A002
-               xml_values: str | None = None, whitespace: str | None = None) -> FastAPI:
-    """The FastAPI application serving ``generator`` as model ``model_id`` (default: the model file's stem);
-    ``xml_values`` and ``whitespace`` are the defaults of the requests that name none."""
+               xml_values: str | None = None, whitespace: str | None = None,
+               *, max_queue: int = DEFAULT_MAX_QUEUE, request_timeout: float | None = None) -> FastAPI:
+    """The FastAPI application serving ``generator`` as model ``model_id`` (default: the model file's stem).
+
+    ``xml_values`` and ``whitespace`` are the defaults of the requests that name none.
+    ``max_queue``: requests that may wait for the engine; past it new requests get HTTP 429
+    (``rate_limit_exceeded``, with ``Retry-After``). ``request_timeout``: seconds from acceptance;
+    a request still waiting then gets HTTP 503 ``queue_timeout``, a running one stops and is
+    answered with what it has (``finish_reason`` ``length``, a ``timeout`` diagnostic).
+    """
     defaults = {"xml_values": choose(xml_values, XML_VALUES, "xml_values"),
                 "whitespace": choose(whitespace, WHITESPACE, "whitespace")}
+    if max_queue < 0:
+        raise ToolgramError("max_queue must be at least 0")
+    if request_timeout is not None and request_timeout <= 0:
+        raise ToolgramError("request_timeout must be above 0")
     model_id = model_id or generator.model_path.stem
     fmt, _note = generator.resolve_format(format)
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgram-generate")
+    engine = getattr(generator, "engine", "queue")
+    slots = int(getattr(generator, "max_batch", 1)) if engine == "batch" else 1
+    # queue: one worker, FIFO; batch: a thread per running or waiting request (each blocks in chat)
+    executor = ThreadPoolExecutor(max_workers=1 if engine != "batch" else slots + max_queue + 1,
+                                  thread_name_prefix="toolgram-generate")
     shutting_down = threading.Event()
     created_at = int(time.time())
+    metrics = ServerMetrics(model_id, engine)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> Any:
@@ -212,6 +288,8 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
     app.state.model_id = model_id
     app.state.format = fmt
     app.state.shutting_down = shutting_down  # set it to stop the running generation (SIGTERM)
+    app.state.metrics = metrics
+    app.state.engine = engine
 
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
@@ -229,7 +307,14 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "model": model_id, "format": fmt}
+        return {"status": "ok", "model": model_id, "format": fmt, "engine": engine,
+                "running": metrics.running, "waiting": metrics.waiting}
+
+    @app.get("/metrics")
+    async def prometheus() -> PlainTextResponse:
+        extra = {"toolgram_max_queue": max_queue, "toolgram_max_batch": slots,
+                 "toolgram_grammars_held": generator.cached_grammars}
+        return PlainTextResponse(metrics.render(extra), media_type=CONTENT_TYPE)
 
     def model_card() -> dict[str, Any]:
         return {"id": model_id, "object": "model", "created": created_at, "owned_by": "toolgram"}
@@ -244,16 +329,47 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
             raise ApiError(404, f"The model '{name}' does not exist", "model", "model_not_found")
         return model_card()
 
-    def run(req: _Request, cancel: threading.Event, on_delta: Any = None, on_start: Any = None) -> Any:
+    def run(req: _Request, cancel: threading.Event, track: _Track, on_delta: Any = None,
+            on_start: Any = None) -> Any:
         if cancel.is_set() or shutting_down.is_set():
             return None  # the client left while the request was queued
+        if track.deadline is not None and time.monotonic() > track.deadline:
+            raise QueueTimeout("the request timed out waiting for the engine")
+
+        def started() -> None:
+            track.start()
+            if on_start is not None:
+                on_start()
+
         return generator.chat(
             req.messages, req.tools, tool_choice=req.tool_choice, parallel_tool_calls=req.parallel, format=fmt,
             max_new_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed, stop=req.stop,
             prefill=req.prefill, max_tool_calls=req.max_tool_calls, **{**defaults, **req.language},
-            on_delta=on_delta, on_start=on_start,
+            on_delta=on_delta, on_start=started, deadline=track.deadline,
             should_stop=lambda: cancel.is_set() or shutting_down.is_set(),
         )
+
+    def submit(req: _Request, cancel: threading.Event, *args: Any) -> Future[Any]:
+        """Accept the request (or refuse it: 429 when ``max_queue`` requests already wait)."""
+        if metrics.waiting >= max_queue:
+            metrics.count("rejected")
+            wait = metrics.retry_after(slots)
+            raise ApiError(429, f"the server is at capacity ({max_queue} requests waiting); retry after {wait} s",
+                           None, "rate_limit_exceeded", "requests", headers={"Retry-After": str(wait)})
+        track = _Track(metrics, request_timeout)
+        future = executor.submit(run, req, cancel, track, *args)
+        future.add_done_callback(lambda f: track.end(f, cancel))
+        return future
+
+    def engine_error(exc: BaseException) -> ApiError:
+        if isinstance(exc, QueueTimeout):
+            return ApiError(503, f"{exc.message} ({request_timeout} s)", None, "queue_timeout", "server_error",
+                            headers={"Retry-After": str(metrics.retry_after(slots))})
+        if isinstance(exc, Cancelled):
+            return ApiError(503, "the server is shutting down", None, "shutting_down", "server_error")
+        if isinstance(exc, ToolgramError):
+            return _from_toolgram(exc)
+        raise exc
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Any:
@@ -268,7 +384,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
         loop = asyncio.get_running_loop()
         cancel = threading.Event()
         if not req.stream:
-            future = asyncio.wrap_future(executor.submit(run, req, cancel))
+            future = asyncio.wrap_future(submit(req, cancel))
             try:
                 while not future.done():  # a client that hangs up stops its generation
                     await asyncio.wait({future}, timeout=0.5)
@@ -276,7 +392,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
                         cancel.set()
                 result = future.result()
             except ToolgramError as exc:
-                raise _from_toolgram(exc) from None
+                raise engine_error(exc) from None
             except asyncio.CancelledError:
                 cancel.set()
                 raise
@@ -289,7 +405,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
         def push(kind: str, value: Any = None) -> None:
             loop.call_soon_threadsafe(events.put_nowait, (kind, value))
 
-        future = executor.submit(run, req, cancel, lambda d: push("delta", d), lambda: push("start"))
+        future = submit(req, cancel, lambda d: push("delta", d), lambda: push("start"))
         future.add_done_callback(lambda f: push("done", f))
         try:
             kind, value = await events.get()
@@ -300,7 +416,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
             try:
                 value.result()
             except ToolgramError as exc:
-                raise _from_toolgram(exc) from None
+                raise engine_error(exc) from None
             raise ApiError(503, "the server is shutting down", None, "shutting_down", "server_error")
 
         pending = [(kind, value)] if kind == "delta" else []
@@ -325,7 +441,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
                         break
                     msg, usage = result["message"], _usage(result)
                     yield _chunk(cid, created, model_id, {}, msg["finish_reason"],
-                                 None if req.include_usage else usage)
+                                 None if req.include_usage else usage, msg.get("diagnostics"))
                     if req.include_usage:
                         yield _chunk(cid, created, model_id, None, usage=usage)
                     break

@@ -14,9 +14,9 @@ ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
 class ServeProcess:
     """One ``toolgram serve`` process; ``url`` is the ``.../v1`` base it printed."""
 
-    def __init__(self, command: list[str], start_timeout: float = 180) -> None:
+    def __init__(self, command: list[str], start_timeout: float = 180, extra: tuple[str, ...] = ()) -> None:
         self.proc = subprocess.Popen(
-            [*command, "serve", "--host", "127.0.0.1", "--port", "0"],
+            [*command, "serve", "--host", "127.0.0.1", "--port", "0", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, stdin=subprocess.DEVNULL)
         self.stderr: list[str] = []
         threading.Thread(target=self._drain, daemon=True).start()

@@ -239,6 +239,20 @@ def test_stopping_at_max_new_tokens_is_length(gen: Any) -> None:
     assert "max_new_tokens" in [d["code"] for d in msg["diagnostics"]]
 
 
+def test_deadline_queued_is_an_error_running_is_answered_with_what_it_has(gen: Any) -> None:
+    import time
+
+    from toolgram.runtime.generator import QueueTimeout
+
+    with pytest.raises(QueueTimeout):
+        gen.chat(QUESTION, TOOLS, tool_choice="required", deadline=time.monotonic() - 1)
+    result = gen.chat(QUESTION, TOOLS, tool_choice="required", parallel_tool_calls=True, format="hermes",
+                      reasoning="none", max_new_tokens=2000, ignore_eos=True, deadline=time.monotonic() + 1.5)
+    msg = result["message"]
+    assert 0 < result["usage"]["completion_tokens"] < 2000
+    assert msg["finish_reason"] == "length" and [d["code"] for d in msg["diagnostics"]][-1] == "timeout"
+
+
 def test_max_tool_calls_bounds_the_calls(gen: Any) -> None:
     result = gen.chat(QUESTION, TOOLS, tool_choice="required", parallel_tool_calls=True, format="hermes",
                       reasoning="none", max_new_tokens=MAX_NEW, max_tool_calls=2)

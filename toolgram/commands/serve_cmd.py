@@ -23,6 +23,20 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="distinct compiled grammars the OpenVINO pipeline may hold before it is reloaded "
                    "(bounds memory; default 16)")
     add_language_options(p)  # the defaults of requests that name no xml_values/whitespace
+    p.add_argument("--engine", choices=("batch", "queue"), default=None,
+                   help="batch: continuous batching (ContinuousBatchingPipeline, concurrent requests decoded "
+                   "together); queue: one LLMPipeline, one generation at a time. Default: batch when the model "
+                   "loads that way, else queue")
+    p.add_argument("--max-batch", type=int, default=8,
+                   help="requests decoded together by the batch engine (max_num_seqs; default 8)")
+    p.add_argument("--kv-cache-size", type=int, default=1,
+                   help="KV cache of the batch engine in GB (default 1)")
+    p.add_argument("--max-queue", type=int, default=64,
+                   help="requests that may wait for the engine; more get HTTP 429 with Retry-After (default 64)")
+    p.add_argument("--request-timeout", type=float, default=None, metavar="S",
+                   help="seconds a request may take from arrival: still queued -> HTTP 503 queue_timeout; "
+                   "running -> stopped and answered with what it has (finish_reason length, a 'timeout' "
+                   "diagnostic). Default: no limit")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"),
                    help="uvicorn's log level (default warning)")
     return p
@@ -40,19 +54,28 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         raise ToolgramError(f"toolgram serve needs the 'serve' extra (pip install 'toolgram[serve]'): {exc}") from None
     from ..grammars import get_format
-    from ..runtime.generator import Generator
 
     if args.format is not None:
         get_format(args.format)
     if not 0 <= args.port <= 65535:
         raise ToolgramError(f"--port must be between 0 and 65535, got {args.port}")
-    gen = Generator(args.model, args.device, progress=_say, max_grammars=args.max_grammars)
+    if args.max_queue < 0 or args.max_batch < 1 or args.kv_cache_size < 1:
+        raise ToolgramError("--max-queue must be at least 0, --max-batch and --kv-cache-size at least 1")
+    if args.request_timeout is not None and args.request_timeout <= 0:
+        raise ToolgramError("--request-timeout must be above 0")
+    gen = _load(args)
+    _say(f"engine: {gen.engine}" + (f" (continuous batching, up to {args.max_batch} requests at once, "
+                                    f"{args.kv_cache_size} GB KV cache)" if gen.engine == "batch"
+                                    else " (one generation at a time, requests queued)")
+         + f"; max queue {args.max_queue}"
+         + (f"; request timeout {args.request_timeout:g} s" if args.request_timeout else ""))
     fmt, note = gen.resolve_format(args.format)
     if note:
         _say(note)
     elif args.format is None and gen.detected:
         _say(f"format {fmt} (detected: {gen.detected[1]})")
-    app = create_app(gen, format=fmt, **language_kwargs(args))
+    app = create_app(gen, format=fmt, max_queue=args.max_queue, request_timeout=args.request_timeout,
+                     **language_kwargs(args))
     model_id = app.state.model_id
 
     class Server(uvicorn.Server):
@@ -87,6 +110,26 @@ def run(args: argparse.Namespace) -> int:
 
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             timeout_graceful_shutdown=10)
-    Server(config).run()
+    try:
+        Server(config).run()
+    finally:
+        gen.close()
     _say("stopped")
     return 0
+
+
+def _load(args: argparse.Namespace) -> Any:
+    """The engine: continuous batching unless ``--engine queue``, or when it cannot load (then said)."""
+    from ..runtime.generator import Generator
+
+    if args.engine in (None, "batch"):
+        from ..runtime.batching import BatchGenerator
+
+        try:
+            return BatchGenerator(args.model, args.device, progress=_say, max_grammars=args.max_grammars,
+                                  max_batch=args.max_batch, kv_cache_size=args.kv_cache_size)
+        except ToolgramError as exc:
+            if args.engine == "batch" or "continuous batching" not in str(exc):
+                raise
+            _say(f"continuous batching unavailable ({exc}); falling back to the queued engine")
+    return Generator(args.model, args.device, progress=_say, max_grammars=args.max_grammars)
