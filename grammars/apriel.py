@@ -1,7 +1,7 @@
 """ServiceNow Apriel 1.5 / 1.6: a JSON list of calls inside ``<tool_calls>``...``</tool_calls>``;
 history calls carry an ``"id"`` after the arguments."""
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Reasoning, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Reasoning, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="apriel",
@@ -15,6 +15,8 @@ FORMAT = FormatSpec(
     # the reasoning ends at [BEGIN FINAL RESPONSE]
     reasoning=Reasoning("Here are my reasoning steps:\n", "[BEGIN FINAL RESPONSE]", trigger_ends=False),
     special_tokens=(),
+    # the end-of-turn tokens an engine may pass through
+    markup=Markup(tokens=("<|end|>", "</s>")),
     detect=(Fingerprint((("<tool_calls>[",),),
                 'the template writes a JSON list of calls inside <tool_calls>...</tool_calls>', priority=30),),
     instructions=(

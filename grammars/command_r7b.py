@@ -1,7 +1,7 @@
 """Cohere Command R7B and Cohere2MoE: ``<|START_ACTION|>`` around a JSON list of
 ``{"tool_call_id": "0", "tool_name": N, "parameters": {...}}``."""
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Reasoning, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Reasoning, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="command_r7b",
@@ -18,6 +18,10 @@ FORMAT = FormatSpec(
     reasoning=Reasoning("<|START_THINKING|>", "<|END_THINKING|>", trigger_ends=False),
     special_tokens=("<|START_ACTION|>", "<|END_ACTION|>", "<|START_THINKING|>", "<|END_THINKING|>",
                     "<|START_RESPONSE|>", "<|END_RESPONSE|>"),
+    # R7B's <|START_RESPONSE|> and Cohere2MoE's <|START_TEXT|> wrap a text answer; the turn tokens frame it
+    markup=Markup(tokens=("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>",
+                          "<|START_OF_TURN_TOKEN|>", "<|CHATBOT_TOKEN|>", "<|END_OF_TURN_TOKEN|>",
+                          "<|START_THINKING|><|END_THINKING|>")),
     detect=(Fingerprint((("<|START_ACTION|>",),),
                 "the template writes a JSON action list inside <|START_ACTION|>...<|END_ACTION|> (Cohere)",
                 priority=30),),

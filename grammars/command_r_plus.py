@@ -7,7 +7,7 @@ whitespace is read there). ``Action:`` is plain text, not a special token, so it
 The template's ``directly-answer`` pseudo-tool is an ordinary tool: list it to have it called.
 """
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="command_r_plus",
@@ -18,6 +18,7 @@ FORMAT = FormatSpec(
                 section=Wrapper("Action:\n```json\n", "```")),
     triggers=(Trigger("word", "Action:"),),
     special_tokens=(),
+    markup=Markup(tokens=("<|START_OF_TURN_TOKEN|>", "<|CHATBOT_TOKEN|>", "<|END_OF_TURN_TOKEN|>")),
     detect=(Fingerprint((("'\\nAction:\\n```json\\n[\\n'", '"tool_name"'),),
                 "the template writes Action: and a fenced JSON list of tool_name/parameters objects (Command-R+)",
                 priority=30),),

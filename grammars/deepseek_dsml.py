@@ -6,7 +6,7 @@ for any other type (either for a union); values are typed by the schema, as llam
 DeepSeek V4 renamed the section to ``<｜DSML｜tool_calls>``: that is the ``deepseek_v4`` format.
 """
 
-from .spec import Fingerprint, FormatSpec, Reasoning, Scope, Trigger, Wrapper, XmlCall
+from .spec import Fingerprint, FormatSpec, Markup, Reasoning, Scope, Trigger, Wrapper, XmlCall
 
 FORMAT = FormatSpec(
     id="deepseek_dsml",
@@ -20,6 +20,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<｜DSML｜function_calls>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=True),
     special_tokens=("｜DSML｜", "<think>", "</think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<｜end▁of▁sentence｜>",)),
     detect=(Fingerprint((("｜DSML｜", "function_calls>"),),
                 "the template writes DSML <｜DSML｜function_calls> blocks (DeepSeek V3.2)", priority=60),),
     instructions=(

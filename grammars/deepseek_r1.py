@@ -6,7 +6,7 @@ The section close is optional: the R1-Distill-Llama template writes none after a
 The closing fence may follow the JSON directly (llama.cpp's tests) or after a newline (templates).
 """
 
-from .spec import Fingerprint, FormatSpec, NamedJsonCall, Reasoning, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, Markup, NamedJsonCall, Reasoning, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="deepseek_r1",
@@ -19,6 +19,8 @@ FORMAT = FormatSpec(
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
                     "<｜tool▁sep｜>", "<think>", "</think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<｜end▁of▁sentence｜>",)),
     detect=(Fingerprint((("<｜tool▁calls▁begin｜>", "<｜tool▁sep｜>", "```json"),),
                 "DeepSeek tool-call tokens with a ```json fence after the name (R1)", priority=35),),
     instructions=(

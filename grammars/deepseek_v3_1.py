@@ -1,7 +1,7 @@
 """DeepSeek V3.1: one ``<｜tool▁calls▁begin｜>`` section of
 ``<｜tool▁call▁begin｜>N<｜tool▁sep｜>{json}<｜tool▁call▁end｜>`` blocks."""
 
-from .spec import Fingerprint, FormatSpec, NamedJsonCall, Reasoning, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, Markup, NamedJsonCall, Reasoning, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="deepseek_v3_1",
@@ -13,6 +13,8 @@ FORMAT = FormatSpec(
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
                     "<｜tool▁sep｜>", "<think>", "</think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<｜end▁of▁sentence｜>",)),
     detect=(Fingerprint((("<｜tool▁calls▁begin｜>", "<｜tool▁sep｜>"),),
                 "DeepSeek tool-call tokens with the name before <｜tool▁sep｜> (V3.1)", priority=30),),
     instructions=(

@@ -7,7 +7,7 @@ section name, so each grammar writes and each parser reads exactly its template'
 from dataclasses import replace
 
 from .deepseek_dsml import FORMAT as V3_2
-from .spec import Fingerprint, FormatSpec, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, Markup, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="deepseek_v4",
@@ -18,6 +18,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<｜DSML｜tool_calls>"),),
     reasoning=V3_2.reasoning,
     special_tokens=V3_2.special_tokens,
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<｜end▁of▁sentence｜>",)),
     detect=(Fingerprint((("｜DSML｜", "tool_calls>"),),
                 "the template writes DSML <｜DSML｜tool_calls> blocks (DeepSeek V4)", priority=60),),
     instructions=V3_2.instructions.replace("function_calls", "tool_calls"),

@@ -1,6 +1,6 @@
 """Functionary v3.1 (Llama 3.1 based): ``<function=N>{...}</function>`` per call."""
 
-from .spec import Fingerprint, FormatSpec, NamedJsonCall, Scope, Trigger
+from .spec import Fingerprint, FormatSpec, Markup, NamedJsonCall, Scope, Trigger
 
 FORMAT = FormatSpec(
     id="functionary_v3_1",
@@ -9,6 +9,8 @@ FORMAT = FormatSpec(
     scope=Scope(per_call=True, open="<function=", close="</function>", canonical_join=""),
     triggers=(Trigger("word", "<function="),),
     special_tokens=(),
+    # the end-of-turn tokens an engine may pass through
+    markup=Markup(tokens=("<|eom_id|>", "<|eot_id|>")),
     detect=(Fingerprint((("<function=", "</function>", "<|start_header_id|>"),),
                 "Llama 3 headers with <function=NAME>{json}</function> calls (Functionary v3.1)", priority=40),),
     instructions=(

@@ -8,12 +8,13 @@ The ``all\\n`` recipient line opens free text (``Scope.text_prefix``): grammars 
 text, and parsers drop it from the content (as llama.cpp does).
 """
 
-from .spec import Fingerprint, FormatSpec, NamedJsonCall, Scope, Wrapper
+from .spec import Fingerprint, FormatSpec, Markup, NamedJsonCall, Scope, Wrapper
 
 FORMAT = FormatSpec(
     id="functionary_v3_2",
     summary="Functionary v3.2 N\\n{...}>>>N\\n{...} (the prompt ends with >>>)",
-    call=NamedJsonCall(name_end="\n"),
+    # the python recipient's body is raw code when a tool named python is offered (llama.cpp's rule)
+    call=NamedJsonCall(name_end="\n", raw_code_tool="python"),
     scope=Scope(per_call=False, open="", close="", separator=">>>", canonical_join=">>>",
                 wrappers=(Wrapper(">>>"),), anchored=True, text_prefix="all\n"),
     # no lazy trigger: every reply starts with a recipient line (a tool name, or ``all`` for text),
@@ -21,6 +22,8 @@ FORMAT = FormatSpec(
     # on a wrong name line made llama.cpp abort: its lazy grammar rejected the captured text)
     triggers=(),
     special_tokens=(),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<|eot_id|>",)),
     detect=(Fingerprint(((">>>all", "<|start_header_id|>"),),
                 "Llama 3 headers with >>>RECIPIENT lines (Functionary v3.2)", priority=40),),
     instructions=(

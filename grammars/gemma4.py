@@ -4,7 +4,7 @@ Values in Gemma 4's own syntax (:mod:`.syntax.gemma_text`): ``<|"|>`` strings wi
 keys, no whitespace.  Reasoning is the ``<|channel>thought`` channel closed by ``<channel|>``.
 """
 
-from .spec import Fingerprint, FormatSpec, GemmaCall, Reasoning, Scope, Trigger
+from .spec import Fingerprint, FormatSpec, GemmaCall, Markup, Reasoning, Scope, Trigger
 
 FORMAT = FormatSpec(
     id="gemma4",
@@ -14,6 +14,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<|tool_call>"),),
     reasoning=Reasoning("<|channel>thought", "<channel|>", trigger_ends=False),
     special_tokens=("<|tool_call>", "<tool_call|>", '<|"|>', "<|channel>", "<channel|>", "<|tool_response>"),
+    # an empty thought block, written by the generation prompt and anywhere in an interleaved turn
+    markup=Markup(tokens=("<|channel>thought\n<channel|>", "<|channel>thought<channel|>", "<turn|>")),
     detect=(Fingerprint((("<|tool_call>call:", '<|"|>'),), 'Gemma 4 <|tool_call>call:N{...} with <|"|> strings',
                         priority=40),),
     instructions=(

@@ -7,7 +7,7 @@ message: a caller that stops generation on it never sees the call (see docs/form
 writes ``<|function_call|>`` instead: the ``gigachat3_1`` format.
 """
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Scope, Trigger
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Scope, Trigger
 
 OPEN = "<|message_sep|>\n\nfunction call<|role_sep|>\n"
 
@@ -19,6 +19,9 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", OPEN),),
     parallel_default=False,
     special_tokens=("<|message_sep|>", "<|role_sep|>"),
+    # a message header (<|message_sep|>...ROLE<|role_sep|>: an unknown function call's header too, its body
+    # then stays content) and the end-of-message and end-of-sequence tokens an engine may pass through
+    markup=Markup(tokens=("<|message_sep|>", "<|role_sep|>", "</s>"), headers=(("<|message_sep|>", "<|role_sep|>"),)),
     detect=(Fingerprint((("'role': 'function call'", "<|message_sep|>"),),
                 "the template writes a call as a 'function call' role message (GigaChat 3)", priority=40),),
     instructions=(

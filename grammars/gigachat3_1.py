@@ -3,7 +3,7 @@
 The template renders only the first call of a message, so parallel calls are off by default.
 """
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Scope, Trigger
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Scope, Trigger
 
 FORMAT = FormatSpec(
     id="gigachat3_1",
@@ -13,6 +13,9 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<|function_call|>"),),
     parallel_default=False,
     special_tokens=("<|function_call|>", "<|message_sep|>", "<|role_sep|>"),
+    # a message header (<|message_sep|>...ROLE<|role_sep|>: an unknown function call's header too, its body
+    # then stays content) and the end-of-message and end-of-sequence tokens an engine may pass through
+    markup=Markup(tokens=("<|message_sep|>", "<|role_sep|>", "</s>"), headers=(("<|message_sep|>", "<|role_sep|>"),)),
     detect=(Fingerprint((("<|function_call|>", "<|message_sep|>"),),
                 "the template writes <|function_call|> and a JSON object after the content (GigaChat 3.1)",
                 priority=40),),

@@ -11,7 +11,7 @@ the lenient parser also reads the recipient in the channel header, ``<|constrain
 content types or none, and a trailing ``<|call|>``.
 """
 
-from .spec import Fingerprint, FormatSpec, HeaderJsonCall, Reasoning, Scope, Trigger
+from .spec import Fingerprint, FormatSpec, HeaderJsonCall, Markup, Reasoning, Scope, Trigger
 
 FORMAT = FormatSpec(
     id="gpt_oss",
@@ -29,6 +29,11 @@ FORMAT = FormatSpec(
     reasoning=Reasoning("<|channel|>analysis<|message|>", "<|end|><|start|>assistant", trigger_ends=False),
     special_tokens=("<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|constrain|>", "<|call|>",
                     "<|return|>"),
+    # message framing around text: a header's channel and recipient (to=assistant, to=python...) are no
+    # text, nor are the end-of-message and stop tokens; a functions. recipient starts a call (the scope)
+    markup=Markup(tokens=("<|end|>", "<|return|>", "<|call|>", "<|start|>", "<|channel|>", "<|message|>",
+                          "<|constrain|>"),
+                  headers=(("<|start|>", "<|message|>"), ("<|channel|>", "<|message|>"), (" to=", "<|message|>"))),
     detect=(Fingerprint((("<|start|>assistant to=", "<|channel|>commentary", "<|call|>"),),
                 "harmony messages: an assistant recipient (to=), the commentary channel and <|call|>",
                 priority=40),),

@@ -1,6 +1,6 @@
 """IBM Granite 3.x: ``<|tool_call|>`` then a JSON list of calls (no closing marker)."""
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Reasoning, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Reasoning, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="granite",
@@ -11,6 +11,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<|tool_call|>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<|tool_call|>",),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<|end_of_text|>",)),
     detect=(Fingerprint((("<|tool_call|>", "<|start_of_role|>"),),
                 "Granite role tokens and a system text asking for <|tool_call|> followed by a JSON list",
                 priority=30),),

@@ -6,7 +6,12 @@
 content, one block per call. Strings raw, other types JSON (typed by the schema: no type on the wire).
 """
 
-from .spec import Fingerprint, FormatSpec, Reasoning, Scope, Trigger, Wrapper, XmlCall
+from .spec import Fingerprint, FormatSpec, Markup, Reasoning, Scope, Trigger, Wrapper, XmlCall
+
+SPECIAL = ("<tool_calls:opensource>", "</tool_calls:opensource>", "<tool_call:opensource>",
+           "</tool_call:opensource>", "<tool_sep:opensource>", "<arg_key:opensource>",
+           "</arg_key:opensource>", "<arg_value:opensource>", "</arg_value:opensource>",
+           "<think:opensource>", "</think:opensource>")
 
 FORMAT = FormatSpec(
     id="hy3",
@@ -19,10 +24,11 @@ FORMAT = FormatSpec(
                 section=Wrapper("<tool_calls:opensource>\n", "</tool_calls:opensource>")),
     triggers=(Trigger("word", "<tool_calls:opensource>"),),
     reasoning=Reasoning("<think:opensource>", "</think:opensource>", trigger_ends=False),
-    special_tokens=("<tool_calls:opensource>", "</tool_calls:opensource>", "<tool_call:opensource>",
-                    "</tool_call:opensource>", "<tool_sep:opensource>", "<arg_key:opensource>",
-                    "</arg_key:opensource>", "<arg_value:opensource>", "</arg_value:opensource>",
-                    "<think:opensource>", "</think:opensource>"),
+    special_tokens=SPECIAL,
+    # vLLM's parser reads the same layout without the suffixes: read both spellings
+    read_spellings=tuple((t.replace(":opensource", ""), t) for t in SPECIAL if "tool" in t or "arg_" in t),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<｜hy_eos:opensource｜>",)),
     detect=(Fingerprint((("<tool_calls{}>", "<tool_sep{}>", "<arg_key{}>"),
                          ("<tool_calls:opensource>", "<tool_sep:opensource>", "<arg_key:opensource>")),
                 "the template writes namespaced <tool_calls:opensource> sections of <tool_call:opensource> "

@@ -5,7 +5,7 @@ IDX is a call counter (per message or per conversation, depending on the templat
 writes the call's position in the turn, parsers accept any number; parsed ids stay ``call_N``.
 """
 
-from .spec import Fingerprint, FormatSpec, NamedJsonCall, Reasoning, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, Markup, NamedJsonCall, Reasoning, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="kimi_k2",
@@ -18,6 +18,8 @@ FORMAT = FormatSpec(
     reasoning=Reasoning("<think>", "</think>", trigger_ends=True),
     special_tokens=("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
                     "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<think>", "</think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<|im_end|>",)),
     detect=(Fingerprint((("<|tool_calls_section_begin|>", "<|tool_call_begin|>"),),
                 "Kimi-K2 tool-call section tokens", priority=30),),
     instructions=(

@@ -1,6 +1,6 @@
 """Liquid LFM2 / LFM2.5: a Python list of calls inside ``<|tool_call_start|>``...``<|tool_call_end|>``."""
 
-from .spec import Fingerprint, FormatSpec, PythonCall, Reasoning, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, Markup, PythonCall, Reasoning, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="lfm2",
@@ -11,6 +11,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<|tool_call_start|>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<|tool_call_start|>", "<|tool_call_end|>", "<think>", "</think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<|im_end|>",)),
     detect=(Fingerprint((("<|tool_call_start|>",), ("<|tool_list_start|>",), ("<|im_start|>", "List of tools: [")),
                 "LFM2 tool tokens (<|tool_call_start|>, <|tool_list_start|>) or LFM2.5's 'List of tools: ['",
                 priority=30),),

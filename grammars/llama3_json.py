@@ -1,6 +1,6 @@
 """Llama 3.x JSON tool calls: ``{"name": N, "parameters": {...}}``, optionally after ``<|python_tag|>``."""
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="llama3_json",
@@ -19,6 +19,8 @@ FORMAT = FormatSpec(
     parallel_default=False,
     special_tokens=("<|python_tag|>",),
     # Functionary v3.1 is a Llama 3.1 template too (<|python_tag|>, ipython) but writes <function=NAME>{...}.
+    # the end-of-turn tokens an engine may pass through
+    markup=Markup(tokens=("<|eot_id|>", "<|eom_id|>")),
     detect=(Fingerprint((("<|python_tag|>",), ('"parameters"', "ipython")),
                 'Llama 3 ipython role with {"name": ..., "parameters": ...} JSON calls', priority=10,
                 unless=("<function=",)),),

@@ -6,7 +6,7 @@ Jinja's ``str`` (``True``, ``['a']``): toolgram's grammar and writer use JSON (`
 and the lenient parser reads both.
 """
 
-from .spec import Fingerprint, FormatSpec, Reasoning, Scope, Trigger, XmlCall
+from .spec import Fingerprint, FormatSpec, Markup, Reasoning, Scope, Trigger, XmlCall
 
 FORMAT = FormatSpec(
     id="minicpm5",
@@ -17,6 +17,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", '<function name="'),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<think>", "</think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<|im_end|>",)),
     detect=(Fingerprint((("'<function name=\"'", "'<param name=\"'", "<![CDATA["),),
                 'the template writes <function name="N"> blocks of <param name="K"> values (MiniCPM5)',
                 priority=60),),

@@ -3,7 +3,7 @@
 A list without brackets: the section holds the calls, a newline between them.
 """
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="minimax_m1",
@@ -14,6 +14,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<tool_calls>"),),
     special_tokens=(),
     # the jinja source spells the newline as an escape: '<tool_calls>\n'
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<end_of_sentence>",)),
     detect=(Fingerprint((("<tool_calls>\\n", '"arguments"'),),
                 "the template writes JSON call objects one per line inside <tool_calls>...</tool_calls>",
                 priority=30, unless=("<tool_calls>[",)),),

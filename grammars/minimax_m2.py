@@ -1,6 +1,6 @@
 """MiniMax-M2: ``<minimax:tool_call>`` around ``<invoke name="N">`` blocks of ``<parameter name="K">V</parameter>``."""
 
-from .spec import Fingerprint, FormatSpec, Reasoning, Scope, Trigger, Wrapper, XmlCall
+from .spec import Fingerprint, FormatSpec, Markup, Reasoning, Scope, Trigger, Wrapper, XmlCall
 
 FORMAT = FormatSpec(
     id="minimax_m2",
@@ -12,6 +12,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<minimax:tool_call>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<minimax:tool_call>", "</minimax:tool_call>", "<think>", "</think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("[e~[",)),
     detect=(Fingerprint((("<minimax:tool_call>", "<invoke name="),),
                 "the template writes <minimax:tool_call> sections of <invoke name=...> blocks", priority=60),),
     instructions=(

@@ -1,7 +1,7 @@
 """Mistral 7B v0.3 / Nemo / Large 2407 (pre-v11 tokenizers): ``[TOOL_CALLS]`` then a JSON list of
 calls, each with a 9-character alphanumeric ``"id"`` after its arguments."""
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="mistral",
@@ -14,6 +14,8 @@ FORMAT = FormatSpec(
                 section=Wrapper("[TOOL_CALLS]")),
     triggers=(Trigger("word", "[TOOL_CALLS]"),),
     special_tokens=("[TOOL_CALLS]",),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("</s>",)),
     detect=(Fingerprint((("[TOOL_CALLS]",),), "the template writes [TOOL_CALLS] and a JSON list of calls",
                 priority=30, unless=("[ARGS]",)),),
     instructions=(

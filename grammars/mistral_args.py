@@ -1,7 +1,7 @@
 """Mistral v11+ tokenizers (Small 3.2, Devstral, Magistral, Ministral 3):
 ``[TOOL_CALLS]N[ARGS]{...}`` per call, Small 3.2 with ``[CALL_ID]ID`` after the name."""
 
-from .spec import CallId, Fingerprint, FormatSpec, NamedJsonCall, Reasoning, Scope, Trigger
+from .spec import CallId, Fingerprint, FormatSpec, Markup, NamedJsonCall, Reasoning, Scope, Trigger
 
 FORMAT = FormatSpec(
     id="mistral_args",
@@ -11,6 +11,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "[TOOL_CALLS]"),),
     reasoning=Reasoning("[THINK]", "[/THINK]", trigger_ends=False),
     special_tokens=("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "[THINK]", "[/THINK]"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("</s>",)),
     detect=(Fingerprint((("[TOOL_CALLS]", "[ARGS]"),),
                 "the template writes [TOOL_CALLS]NAME[ARGS]{...} calls (Mistral v11+)", priority=40),),
     instructions=(

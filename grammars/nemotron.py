@@ -1,6 +1,6 @@
 """NVIDIA Nemotron Nano v2: a JSON list of calls inside ``<TOOLCALL>``...``</TOOLCALL>``."""
 
-from .spec import Fingerprint, FormatSpec, JsonCall, Reasoning, Scope, Trigger, Wrapper
+from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Reasoning, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="nemotron",
@@ -11,6 +11,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<TOOLCALL>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<TOOLCALL>", "</TOOLCALL>", "<think>", "</think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<SPECIAL_12>",)),
     detect=(Fingerprint((("<TOOLCALL>",),), "the template writes a JSON list of calls inside <TOOLCALL>",
                         priority=30),),
     instructions=(

@@ -1,6 +1,6 @@
 """Qwen3-Coder / Qwen3.5: ``<tool_call>`` blocks with XML parameters, each value on its own lines."""
 
-from .spec import Fingerprint, FormatSpec, Reasoning, Scope, Trigger, XmlCall
+from .spec import Fingerprint, FormatSpec, Markup, Reasoning, Scope, Trigger, XmlCall
 
 FORMAT = FormatSpec(
     id="qwen3_coder",
@@ -10,6 +10,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<tool_call>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=True),
     special_tokens=("<tool_call>", "</tool_call>", "<think>", "</think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<|im_end|>",)),
     detect=(Fingerprint((("<tool_call>", "<function="),),
                 "the template writes <tool_call> blocks holding <function=...><parameter=...> XML", priority=50),),
     instructions=(

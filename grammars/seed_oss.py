@@ -1,6 +1,6 @@
 """ByteDance Seed-OSS: ``<seed:tool_call>`` blocks with XML parameters, values unpadded."""
 
-from .spec import Fingerprint, FormatSpec, Reasoning, Scope, Trigger, XmlCall
+from .spec import Fingerprint, FormatSpec, Markup, Reasoning, Scope, Trigger, XmlCall
 
 FORMAT = FormatSpec(
     id="seed_oss",
@@ -10,6 +10,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<seed:tool_call>"),),
     reasoning=Reasoning("<seed:think>", "</seed:think>", trigger_ends=False),
     special_tokens=("<seed:tool_call>", "</seed:tool_call>", "<seed:think>", "</seed:think>"),
+    # the end-of-turn token an engine may pass through
+    markup=Markup(tokens=("<seed:eos>",)),
     detect=(Fingerprint((("<seed:tool_call>",),), "the template writes <seed:tool_call> blocks", priority=60),),
     instructions=(
         'To call a function, reply with one block per call, exactly like this:\n'

@@ -6,7 +6,7 @@ with ``<|calls|>`` (the end-of-turn token, not part of the section). Reasoning i
 ``<|think|>`` message and text replies start with ``<|content|>``: neither is modelled here.
 """
 
-from .spec import CallId, Fingerprint, FormatSpec, NamedJsonCall, Scope, Trigger, Wrapper
+from .spec import CallId, Fingerprint, FormatSpec, Markup, NamedJsonCall, Scope, Trigger, Wrapper
 
 FORMAT = FormatSpec(
     id="solar_open",
@@ -19,6 +19,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<|tool_calls|>"),),
     special_tokens=("<|tool_calls|>", "<|tool_call:begin|>", "<|tool_call:name|>", "<|tool_call:args|>",
                     "<|tool_call:end|>", "<|calls|>"),
+    # a text message's framing (<|content|>...<|end|>, the next <|begin|>assistant) and the turn's end token
+    markup=Markup(tokens=("<|end|><|begin|>assistant", "<|begin|>assistant", "<|content|>", "<|end|>", "<|calls|>")),
     detect=(Fingerprint((("<|tool_call:begin|>", "<|tool_call:name|>"),),
                 "Solar-Open tool-call tokens with the id before the name", priority=30),),
     instructions=(

@@ -244,6 +244,10 @@ class NamedJsonCall:
     end: str = ""
     counter: str | None = None
     call_id: CallId | None = None
+    #: lenient: a call to the tool so named whose body is not a JSON object is raw code, read to the end
+    #: of the output as ``{raw_code_key: CODE}`` (Functionary v3.2's ``python`` recipient, llama.cpp's rule)
+    raw_code_tool: str | None = None
+    raw_code_key: str = "code"
     values: Literal["json"] = "json"
 
     def render(self, name: str, arguments: dict[str, Any], index: int = 0) -> str:
@@ -401,6 +405,30 @@ class Fingerprint:
 
 
 @dataclass(frozen=True)
+class Markup:
+    """Protocol markup a format's template writes around text: never content, never reasoning (SPEC section 1).
+
+    ``tokens``: literals dropped wherever they stand in free text or reasoning: content wrappers
+    (Cohere's ``<|START_RESPONSE|>``...``<|END_RESPONSE|>``), framing and end-of-message tokens
+    (harmony's ``<|end|>``, GigaChat's ``</s>``), empty blocks (Gemma 4's ``<|channel>thought\n<channel|>``).
+    ``headers``: message headers ``(open, close)``: the text from ``open`` to the first ``close`` (harmony's
+    ``<|channel|>final<|message|>``, ``<|start|>assistant to=python<|channel|>commentary<|message|>``) is
+    dropped when at most ``header_max`` characters stand between them; a call head inside it (harmony's
+    `` to=functions.N``) ends the header there and starts the call; without its close in reach (or
+    by the end of the output) it is no header: text, less any ``tokens`` in it. Headers are tried
+    before tokens.
+    A marker in the middle of prose is dropped all the same: the text on its two sides joins as written.
+    """
+
+    tokens: tuple[str, ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
+    header_max: int = 64
+
+    def __bool__(self) -> bool:
+        return bool(self.tokens or self.headers)
+
+
+@dataclass(frozen=True)
 class FormatSpec:
     """Everything toolgram knows about one output format.
 
@@ -418,6 +446,10 @@ class FormatSpec:
     parallel_default: bool = True
     reasoning: Reasoning | None = None
     special_tokens: tuple[str, ...] = field(default=())
+    markup: Markup = Markup()
+    #: other spellings of the format's tags that the lenient parser reads as the canonical one,
+    #: ``(read, as)`` pairs (vLLM reads Hy3's tags without their ``:opensource`` suffix)
+    read_spellings: tuple[tuple[str, str], ...] = ()
     detect: tuple[Fingerprint, ...] = ()
     instructions: str = ""
     order: int = 1000

@@ -115,7 +115,11 @@ class Scanner:
                 # found by one regex and a set look-up, so the cost does not grow with the tools
                 self.name_line = c.name_end + "{"  # type: ignore[union-attr]
         self.scope_close = sc.close.strip(WS)
-        firsts = "".join(sorted({o[0][0] for o in self.openers}))
+        mk = spec.markup
+        # protocol markup dropped from text (longest first, so a token that extends another wins)
+        self.mk_tokens = sorted(mk.tokens, key=len, reverse=True)
+        firsts = "".join(sorted({o[0][0] for o in self.openers} | {t[0] for t in mk.tokens}
+                                | {h[0][0] for h in mk.headers}))
         self.r = spec.reasoning if reasoning != "none" else None
         if self.r is not None:
             firsts += self.r.open[0] + self.r.close[0]
@@ -153,6 +157,17 @@ class Scanner:
         self._decoder: Any = None
         self.base = 0  # offset in the output of buf[0]: consumed text is dropped (see _compact)
         self.reader = _reader(self, spec)
+        self._spellings = dict(spec.read_spellings)
+        self._spell_re = re.compile("|".join(re.escape(a) for a in sorted(self._spellings, key=len, reverse=True))) \
+            if self._spellings else None
+        self._spell_keys = (*self._spellings, *self._spellings.values())
+        self._spell_any = re.compile("|".join(re.escape(a) for a in sorted(self._spell_keys, key=len, reverse=True))) \
+            if self._spellings else None
+        self._spell_max = max(map(len, self._spell_keys), default=0)
+        self._spell_tail = ""
+        self._spell_mode: bool | None = None  # None: undecided; True: respell; False: the canonical spelling
+        self._rfind: dict[str, tuple[int, int]] = {}  # see _s_reasoning
+        self.mk_tokens_or_headers = bool(mk)
 
     # -- public ------------------------------------------------------------------------------------
     def feed(self, chunk: str | bytes) -> list[dict[str, Any]]:
@@ -165,6 +180,8 @@ class Scanner:
             chunk = self._decoder.decode(bytes(chunk))
         elif self._decoder is not None:
             chunk = self._decoder.decode(b"", final=True) + chunk
+        if self._spell_re is not None:
+            chunk = self._respell(chunk, False)
         if self.pos > 4096 and self.pos * 2 > len(self.buf):
             self._compact()
         start = len(self.buf)
@@ -182,6 +199,38 @@ class Scanner:
             self._run()
         return self._take()
 
+    def _respell(self, chunk: str, final: bool) -> str:
+        """``chunk`` with the description's other spellings of its tags (``read_spellings``) read as
+        the canonical ones. The first tag of either spelling decides: an output that starts in the
+        canonical spelling is read as written (its values keep any such text); one that starts in
+        the other spelling is read respelled from there. A suffix that may still grow into a tag is
+        held back until the next feed."""
+        text = self._spell_tail + chunk
+        if self._spell_mode is False:
+            self._spell_tail = ""
+            return text
+        keys = self._spell_keys if self._spell_mode is None else self._spellings
+        hold = 0
+        if not final:
+            for k in range(min(self._spell_max - 1, len(text)), 0, -1):
+                if any(a.startswith(text[-k:]) for a in keys):
+                    hold = k
+                    break
+        body, self._spell_tail = text[:len(text) - hold], text[len(text) - hold:]
+        head = ""
+        if self._spell_mode is None:
+            m = self._spell_any.search(body)  # type: ignore[union-attr]
+            if m is None:
+                return body
+            if m.group() not in self._spellings:  # the canonical spelling first: read as written
+                self._spell_mode, self._spell_tail = False, ""
+                return text
+            self._spell_mode = True
+            self.diag("other_spelling", "tags written in another spelling of the format; read as the canonical one",
+                      None)
+            head, body = body[:m.start()], body[m.start():]
+        return head + self._spell_re.sub(lambda m: self._spellings[m.group()], body)  # type: ignore[union-attr]
+
     def _compact(self) -> None:
         """Drop the consumed start of the buffer (keeps appends O(chunk)); shift the kept offsets."""
         low = min(self.pos, self.reader.st.low())
@@ -190,6 +239,7 @@ class Scanner:
         self.buf = self.buf[low:]
         self.base += low
         self._wscache.clear()
+        self._rfind.clear()
         self.pos -= low
         self._unknown_until = max(0, self._unknown_until - low)
         self.reader.st.shift(low)
@@ -199,6 +249,8 @@ class Scanner:
         if self._decoder is not None:
             self.buf += self._decoder.decode(b"", final=True)
             self._decoder = None
+        if self._spell_re is not None:
+            self.buf += self._respell("", True)
         self.final = True
         self._run()
         if self.call is not None:
@@ -357,6 +409,8 @@ class Scanner:
             if m is None:
                 return False
             res = self._opener()
+            if res is False and self.mk_tokens_or_headers:
+                res = self._markup()
             if res == WAIT:
                 return False
             if res is True:
@@ -404,7 +458,8 @@ class Scanner:
         if r == WAIT:
             self.step = self._s_list_start
             return False
-        if r == FAIL or not buf.startswith("{", r):  # type: ignore[arg-type]
+        raw = getattr(self.spec.call, "raw_code_tool", None) == name and name in self.tools
+        if (r == FAIL or not buf.startswith("{", r)) and not raw:  # type: ignore[arg-type]
             return True
         if name not in self.tools:
             what = "not a callable tool" if name in self.all_names else "not a known tool"
@@ -419,10 +474,56 @@ class Scanner:
     def _at_start(self) -> bool:
         return not self.started["content"] and not self.calls
 
+    def _markup(self) -> bool | str:
+        """At a candidate character in free text: drop a markup token or message header
+        (:class:`~toolgram.grammars.spec.Markup`) and return True, or WAIT (the buffer ends inside
+        one; the wait is bounded by ``header_max``), or False. A call head inside a header ends
+        the header and commits the call (True); an unknown recipient's header is dropped whole."""
+        p, buf, mk = self.pos, self.buf, self.spec.markup
+        for opening, close in mk.headers:
+            res = self.peek(opening)
+            if res == WAIT:
+                return WAIT
+            if res is not True:
+                continue
+            q = p + len(opening)
+            window = q + mk.header_max + len(close)
+            c = buf.find(close, q, window)
+            end = c if c >= 0 else min(len(buf), window)
+            if self.calls_enabled:
+                heads = [i for lit, _ in self.openers if (i := buf.find(lit[0], q, end)) >= 0]
+                o = q
+                while heads:
+                    o = min(heads)
+                    self.pos = o
+                    res = self._opener()
+                    if res == WAIT:
+                        self.pos = p
+                        return WAIT
+                    if res is True:
+                        return True  # the header's start is dropped; the call reads on
+                    self.pos = p
+                    heads = [i for lit, _ in self.openers if (i := buf.find(lit[0], o + 1, end)) >= 0]
+            if c >= 0:
+                self.pos = c + len(close)
+            elif len(buf) < window and not self.final:
+                return WAIT
+            else:
+                continue  # no close in reach (or by the end of the output): not a header
+            return True
+        for tok in self.mk_tokens:
+            res = self.peek(tok)
+            if res == WAIT:
+                return WAIT
+            if res is True:
+                self.pos = p + len(tok)
+                return True
+        return False
+
     def _opener(self) -> bool | str:
         """At a candidate character in free text: start reasoning or a call, or not (False)."""
         p = self.pos
-        if self.r is not None and self._at_start() and not self.reasoning_parts:
+        if self.r is not None and self._at_start():
             res = self.peek(self.r.open)
             if res is True:
                 self.pos = p + len(self.r.open)
@@ -556,13 +657,28 @@ class Scanner:
         trig = self.spec.trigger_word if r.trigger_ends else None
         if trig and self.calls_enabled:
             stops.append(trig)
+        stops += self.mk_tokens
         buf = self.buf
         best = -1
         which = None
+        cache = self._rfind
         for s in stops:
-            i = buf.find(s, self.pos)
-            if i >= 0 and (best < 0 or i < best):
+            # resumable: a stop found at or after the cursor stays found; one not found is searched
+            # for again only in the text that arrived since (the scan stays linear)
+            i, upto = cache.get(s, (-1, self.pos))
+            if i < self.pos:
+                i = buf.find(s, self.pos if i >= 0 else max(self.pos, upto - len(s) + 1))
+                cache[s] = (i, len(buf))
+            if i >= 0 and (best < 0 or i < best or (i == best and len(s) > len(which))):
                 best, which = i, s
+        if best >= 0 and which != r.close and which != trig:
+            # a markup token: dropped, unless the buffer may still grow into a longer stop there
+            if not self.final and any(len(s) > len(which) and s.startswith(buf[best:]) for s in stops):
+                best = -1
+            else:
+                self._text("reasoning_content", buf[self.pos:best])
+                self.pos = best + len(which)
+                return True
         if best < 0:
             hold = 0
             if not self.final:
@@ -665,6 +781,11 @@ class Scanner:
             q, n = self.ws_from(self.pos), len(buf)
             if q >= n and not self.final:
                 return False
+            if isinstance(self.spec.call, JsonCall) and q < n and buf[q] in ",{]":
+                res = self._next_in_block(q)
+                if res is not None:
+                    return res
+                q, n = self.ws_from(self.pos), len(buf)
             if buf.startswith(lit, q):
                 self.pos = q + len(lit)
             elif lit.startswith(buf[q:]) and not self.final:
@@ -680,6 +801,31 @@ class Scanner:
             self.call = None
             return True
         self.after_done()
+        return True
+
+    def _next_in_block(self, q: int) -> bool | None:
+        """Lenient: after a JSON call object inside a block, another call object of the same block
+        (after ``,`` or whitespace, or in a JSON list: ``<tool_call>[{...}, {...}]</tool_call>``):
+        True (committed), False (wait) or None (none: read the block's close; a list's ``]`` is read)."""
+        buf, n = self.buf, len(self.buf)
+        r = q
+        if buf[q] == "]":
+            if self.scope_close:  # a block list's close (a block without a close tag keeps it as text)
+                self.pos = q + 1
+            return None
+        if buf[q] == ",":
+            r = self.ws_from(q + 1)
+            if r >= n:
+                return False if not self.final else None
+        head = self._head(r, "next")
+        if head == WAIT:
+            return False
+        if head is None or head[0] not in self.tools:
+            return None
+        self.diag("calls_in_one_block", "several call objects in one block; each is read", q)
+        self.call = None
+        self.pos = head[1]
+        self._commit(head[0])
         return True
 
     def after_done(self) -> None:

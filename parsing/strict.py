@@ -24,9 +24,11 @@ from ..compiler import compile as compile_tools
 from ..compiler.emit.lark import new_lark
 from ..compiler.schema import load_tools
 from ..errors import OptionError
+from ..grammars.spec import Markup
 from ..grammars.syntax import gemma_text, xml_elements
 from .diagnostics import Diagnostic
 from .element_values import convert_element_value
+from .markup import strip_markup
 from .pyliteral import unlimited_int_digits
 from .values import (
     convert_gemma_value,
@@ -95,7 +97,11 @@ def _compiled(format: str, tools: Any, options: dict[str, Any]) -> Any:  # noqa:
     return _bundle(format, key)
 
 
-def _message(content: str, reasoning: str, calls: list[tuple[str, str]], diags: list[Diagnostic]) -> dict[str, Any]:
+def _message(content: str, reasoning: str, calls: list[tuple[str, str]], diags: list[Diagnostic],
+             markup: Markup | None = None) -> dict[str, Any]:
+    if markup:  # protocol markup is never text (SPEC section 1)
+        content = strip_markup(markup, content, before_call=bool(calls))
+        reasoning = strip_markup(markup, reasoning)
     content = content.strip(WS)
     reasoning = reasoning.strip(WS)
     return {
@@ -145,12 +151,13 @@ def parse_strict(
     if bundle.grammar is None:
         # tool_choice none: no grammar; the text is content with its reasoning split off, by the lenient
         # reader the caller passes (SPEC section 2: none still splits reasoning)
-        return no_grammar(text) if no_grammar is not None else _message(text, "", [], [])
+        return no_grammar(text) if no_grammar is not None else _message(text, "", [], [], _markup(format))
     import lark
 
     refused = _too_costly(text)
     if refused is not None:
-        return _message(text, "", [], [Diagnostic("strict_rejected", f"not parsed: {refused}; use lenient mode", 0)])
+        return _message(text, "", [], [Diagnostic("strict_rejected", f"not parsed: {refused}; use lenient mode", 0)],
+                        _markup(format))
     parser = _lark(bundle.grammar, bundle.lark_parser or "lalr")
     try:
         with unlimited_int_digits():
@@ -158,7 +165,7 @@ def parse_strict(
     except (lark.exceptions.LarkError, RecursionError) as exc:
         offset = getattr(exc, "pos_in_stream", None)
         return _message(text, "", [], [Diagnostic("strict_rejected", f"the grammar rejects the output: "
-                                                  f"{type(exc).__name__}", offset)])
+                                                  f"{type(exc).__name__}", offset)], _markup(format))
     meta = {name.replace("-", "_"): tag for name, tag in bundle.ir.meta.items()}
     from ..grammars import get_format
 
@@ -181,7 +188,13 @@ def parse_strict(
             tool = tool_list[tag[1]]
             args = _read_call(node, text, meta, tool.reading_schema(), spec_values, diags, spec.call, not tool.strict)
             calls.append((tool.name, str(args) if isinstance(args, Raw) else dumps_arguments(args)))
-    return _message("".join(content), "".join(reasoning_parts), calls, diags)
+    return _message("".join(content), "".join(reasoning_parts), calls, diags, spec.markup)
+
+
+def _markup(format: str) -> Markup:  # noqa: A002 - SPEC name
+    from ..grammars import get_format
+
+    return get_format(format).markup
 
 
 class Raw(str):

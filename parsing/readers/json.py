@@ -9,7 +9,22 @@ from typing import Any
 
 from ...grammars.spec import JsonCall
 from ..values import dumps_arguments, loads_json
-from ._common import FAIL, NO_STATE, WAIT, WS, Core, Head, Pinned, Reader, State, Step, esc, pinned, unescape_units
+from ._common import (
+    FAIL,
+    NO_STATE,
+    WAIT,
+    WS,
+    Core,
+    Head,
+    Pinned,
+    Reader,
+    State,
+    Step,
+    esc,
+    pinned,
+    scan_value,
+    unescape_units,
+)
 
 #: one escape of a JSON string (a surrogate pair is one escape), or a lone backslash
 _JSON_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\.?", re.S)
@@ -244,12 +259,18 @@ class JsonReader(JsonArgsReader):
         super().__init__(core)
         self.c = c
         self.after_args = self._close
+        self._pre_args: tuple[int, int] | None = None  # the arguments read before the name (output offsets)
+        self._scans: dict[int, tuple[int, Pinned]] = {}  # the resumable scan of such arguments
 
     def head(self, q: int, bare: bool) -> Head:
         """``{``, an id member first if the syntax writes one there, then the name member up to the
         name (``{"N":`` when the name is the key)."""
         c = self.c
         got_q: Any = self._lit_at("{", q)
+        if got_q is None and self.core.spec.scope.per_call:  # type: ignore[attr-defined]
+            # lenient: a JSON list of call objects inside one block (``<tool_call>[{...}, {...}]``)
+            got_q = self._lit_at("[", q)
+            got_q = self._lit_at("{", got_q) if isinstance(got_q, int) else got_q
         if not isinstance(got_q, int):
             return got_q
         q = got_q
@@ -266,9 +287,13 @@ class JsonReader(JsonArgsReader):
                 if not isinstance(got_q, int):
                     return got_q
                 q = got_q
+        self._pre_args = None
         if not c.name_as_key:
+            first = q
             for lit in (json.dumps(c.name_key), ":"):
                 got_q = self._lit_at(lit, q)
+                if got_q is None and q == first:
+                    return self._args_first(q)
                 if not isinstance(got_q, int):
                     return got_q
                 q = got_q
@@ -282,6 +307,52 @@ class JsonReader(JsonArgsReader):
                 return got_q
             end = got_q
         return name, end
+
+    def _args_first(self, q: int) -> Head:
+        """Lenient: ``{"arguments": {...}, "name": N}``: the arguments are buffered (their scan
+        resumes across feeds, so the wait stays linear) until the name arrives; the call is then
+        committed and its arguments emitted at once (:meth:`start`)."""
+        core = self.core
+        for key in dict.fromkeys((self.c.args_key, *self.c.read_args_keys)):
+            got_q = self._lit_at(json.dumps(key), q)
+            if got_q is not None:
+                break
+        if not isinstance(got_q, int):
+            return got_q
+        got_q = self._lit_at(":", got_q)
+        if not isinstance(got_q, int):
+            return got_q
+        a = core.skip_ws_at(got_q)
+        if a in (WAIT, FAIL):
+            return None if a == FAIL else WAIT
+        assert isinstance(a, int)
+        if core.buf[a] not in '{"':  # the object, or the object JSON-encoded in a string
+            return None
+        key_at = a + core.base
+        cached = self._scans.get(key_at)
+        if cached is None:
+            self._scans = {key_at: (core.base, Pinned(a, scan=a))}
+            cached = self._scans[key_at]
+        base0, ps = cached
+        if base0 != core.base:
+            ps.shift(core.base - base0)
+            self._scans[key_at] = (core.base, ps)
+        end = scan_value(core.buf, ps)
+        if end < 0:
+            return WAIT if not core.final else None
+        r = core.ws_from(end)
+        got_q = self._lit_at(",", r)
+        for lit in (json.dumps(self.c.name_key), ":"):
+            if not isinstance(got_q, int):
+                return got_q
+            got_q = self._lit_at(lit, got_q)
+        if not isinstance(got_q, int):
+            return got_q
+        got = self._string_at(got_q, core.max_name + 1)
+        if not isinstance(got, tuple):
+            return got
+        self._pre_args = (a + core.base, end + core.base)
+        return got
 
     def _lit_at(self, lit: str, q: int) -> Any:
         """Whitespace then ``lit`` at ``q``: the index after it, None (something else) or WAIT."""
@@ -320,6 +391,40 @@ class JsonReader(JsonArgsReader):
     def start(self) -> None:
         self.core.step = self._envelope
         self.st = _Envelope()
+        if self._pre_args is not None:
+            self._emit_pre_args()
+
+    def _emit_pre_args(self) -> None:
+        """The arguments written before the name (lenient): emitted whole, then the call object's close."""
+        core = self.core
+        a, e = self._pre_args  # type: ignore[misc]
+        self._pre_args, self._scans = None, {}
+        core.diag("arguments_before_name", "the arguments stand before the name; read in either order",
+                  a - core.base)
+        raw = core.buf[a - core.base:e - core.base]
+        try:
+            value, diags = loads_json(raw, lenient=True, offset=a)
+            if isinstance(value, str):
+                core.diag("arguments_string", "the arguments are a JSON-encoded string; read as the object it "
+                          "encodes", a - core.base)
+                value, diags = loads_json(value, lenient=True)
+        except ValueError:
+            value, diags = None, []
+        if not isinstance(value, dict):
+            core.bad_call("the arguments are not a JSON object")
+            return
+        core.diagnostics.extend(diags)
+        self._emit_object(value)
+        core.step = self._close
+
+    def _emit_object(self, value: dict[str, Any]) -> None:
+        """Emit the members of an arguments object read whole, and close it (top-level duplicates
+        cannot occur: a decoded object holds each key once)."""
+        core = self.core
+        for key, v in value.items():
+            if core.member_key(key):
+                core.args(core.member_prefix(key) + dumps_arguments(v))
+        core.close_args()
 
     def awaits_close(self) -> bool:
         return self.core.step in (self._close, self._skip)
@@ -347,6 +452,10 @@ class JsonReader(JsonArgsReader):
             if res == WAIT:
                 return False
             if res is False:
+                if lit == "{" and core.buf[core.pos] == '"':
+                    self.st = Pinned(core.pos, core.pos + core.base, scan=core.pos)
+                    core.step = self._args_string
+                    return True
                 if lit == "," and core.buf[core.pos] == "}":
                     core.pos += 1
                     core.end_call()
@@ -355,6 +464,30 @@ class JsonReader(JsonArgsReader):
                 return True
             s.step += 1
         self._members()
+        return True
+
+    def _args_string(self) -> bool | None:
+        """Lenient: ``"arguments": "{\\"k\\": 1}"``, the object JSON-encoded in a string (Hermes, Nemotron
+        and Granite models write it): read as the object it encodes, once the string is complete."""
+        core = self.core
+        s = self.st
+        assert isinstance(s, Pinned)
+        raw = pinned(core, s)
+        if raw is None:
+            return False
+        try:
+            text = json.loads(raw.rstrip(WS))
+            value, diags = loads_json(text, lenient=True) if isinstance(text, str) else (None, [])
+        except ValueError:
+            value, diags = None, []
+        if not isinstance(value, dict):
+            core.bad_call("the arguments string does not encode a JSON object")
+            return True
+        core.diag("arguments_string", "the arguments are a JSON-encoded string; read as the object it encodes",
+                  s.at - core.base)
+        core.diagnostics.extend(diags)
+        self._emit_object(value)
+        core.step = self._close
         return True
 
     def _close(self) -> bool | None:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ...grammars.spec import CallId, HeaderJsonCall, NamedJsonCall
-from ._common import WAIT, WS, Core, Head, State
+from ._common import WAIT, WS, Core, Head, State, esc
 from .json import JsonArgsReader
 
 _CALL_ID_RE = re.compile(r"[A-Za-z0-9_\-]{1,64}")
@@ -191,6 +191,12 @@ class NamedReader(JsonArgsReader):
                     return True
                 core.pos = q
                 s.digits = True
+            q = core.ws_from(core.pos)
+            if q >= len(core.buf) and not core.final:
+                return False
+            if q > core.pos:  # lenient: whitespace before the counter's token (Kimi-K2)
+                core.diag("head_whitespace", f"whitespace before {c.counter!r} in a call head", core.pos)
+                core.pos = q
             res = core.lit(c.counter)
             if res == WAIT:
                 return False
@@ -201,10 +207,36 @@ class NamedReader(JsonArgsReader):
         if not core.ws():
             return False
         if core.buf[core.pos] != "{":
+            if c.raw_code_tool is not None and self.core.call.name == c.raw_code_tool:  # type: ignore[attr-defined]
+                core.diag("raw_code", f"the body of {c.raw_code_tool!r} is raw code; read as its "
+                          f"{c.raw_code_key!r} argument", core.pos)
+                core.member_key(c.raw_code_key)
+                core.args(core.member_prefix(c.raw_code_key) + '"')
+                core.step = self._raw_code
+                return True
             core.bad_call("expected the arguments object")
             return True
         core.pos += 1
         self._members()
+        return True
+
+    def _raw_code(self) -> bool | None:
+        """Raw code to the end of the output, streamed as a JSON string; trailing whitespace is held
+        back (dropped at the end, as content is trimmed)."""
+        core = self.core
+        buf = core.buf
+        end = len(buf)
+        while end > core.pos and buf[end - 1] in WS:
+            end -= 1
+        if end > core.pos:
+            core.args(esc(buf[core.pos:end]))
+            core.pos = end
+        if not core.final:
+            return False
+        core.pos = len(buf)
+        core.args('"')
+        core.close_args()
+        core.after_done()
         return True
 
     def _end(self) -> bool | None:

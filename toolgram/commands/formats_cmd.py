@@ -28,6 +28,8 @@ def describe(spec: FormatSpec) -> dict[str, Any]:
         "triggers": [asdict(t) for t in spec.triggers],
         "anchored": sc.anchored,
         "section": asdict(sc.section) if sc.section else None,
+        # protocol markup the parsers drop from text (SPEC section 1)
+        "markup": {"tokens": list(spec.markup.tokens), "headers": [list(h) for h in spec.markup.headers]},
     }
 
 

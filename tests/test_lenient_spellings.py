@@ -1,0 +1,137 @@
+"""Lenient reading rules for spellings models write (issue 23 section 2), and SPEC section 4's
+"a top-level argument written twice keeps its first value, with a diagnostic".
+
+The grammars keep one canonical spelling; these are reading rules, each with its diagnostic, the
+same whole and streamed at 1, 3 and random chunk sizes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import toolgram
+
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["city"]}}},
+    {"type": "function", "function": {"name": "python", "parameters": {
+        "type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}}},
+]
+PARIS = '{"city": "Paris"}'
+PARIS2 = '{"city": "Paris", "days": 2}'
+CODE = '{"code": "x"}'
+
+# (format, output, calls as (name, arguments), content, the diagnostic the rule adds)
+CASES = [
+    # arguments before the name (Mistral before v11, Granite, any JSON list format)
+    ("hermes", '<tool_call>\n{"arguments": {"city": "Paris", "days": 2}, "name": "get_weather"}\n</tool_call>',
+     [("get_weather", PARIS2)], None, "arguments_before_name"),
+    ("mistral", '[TOOL_CALLS][{"arguments": {"city": "Paris"}, "name": "get_weather", "id": "abcdefghi"}]',
+     [("get_weather", PARIS)], None, "arguments_before_name"),
+    ("granite", 'Sure.<|tool_call|>[{"arguments": {"city": "Paris"}, "name": "get_weather"}, '
+                '{"name": "python", "arguments": {"code": "x"}}]',
+     [("get_weather", PARIS), ("python", CODE)], "Sure.", "arguments_before_name"),
+    ("hermes", '<tool_call>\n{"parameters": {"city": "P{a}r\\"is"}, "name": "get_weather"}\n</tool_call>',
+     [("get_weather", '{"city": "P{a}r\\"is"}')], None, "arguments_before_name"),
+    # arguments as a JSON-encoded string (Hermes, Nemotron, Granite 4 models)
+    ("hermes", 'Hi <tool_call>\n{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}\n</tool_call>',
+     [("get_weather", PARIS)], "Hi", "arguments_string"),
+    ("nemotron", '<TOOLCALL>[{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\", \\"days\\": 2}"}]'
+                 '</TOOLCALL>', [("get_weather", PARIS2)], None, "arguments_string"),
+    # several call objects in one block
+    ("hermes", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+               '{"name": "python", "arguments": {"code": "x"}}\n</tool_call>',
+     [("get_weather", PARIS), ("python", CODE)], None, "calls_in_one_block"),
+    ("hermes", '<tool_call>\n[{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+               '{"name": "python", "arguments": {"code": "x"}}]\n</tool_call>',
+     [("get_weather", PARIS), ("python", CODE)], None, "calls_in_one_block"),
+    ("hermes", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n'
+               '{"name": "python", "arguments": {"code": "x"}}\n</tool_call>',
+     [("get_weather", PARIS), ("python", CODE)], None, "calls_in_one_block"),
+    # whitespace around special tokens in a call head (Kimi-K2)
+    ("kimi_k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0 <|tool_call_argument_begin|>"
+                + PARIS + "<|tool_call_end|><|tool_calls_section_end|>", [("get_weather", PARIS)], None,
+     "head_whitespace"),
+    ("kimi_k2", "<|tool_calls_section_begin|><|tool_call_begin|> functions.get_weather:0\n"
+                "<|tool_call_argument_begin|> " + PARIS + " <|tool_call_end|>\n<|tool_calls_section_end|>",
+     [("get_weather", PARIS)], None, "head_whitespace"),
+    # Functionary v3.2's python recipient with a raw-code body (llama.cpp's rule)
+    ("functionary_v3_2", "python\nprint(1)\n", [("python", '{"code": "print(1)"}')], None, "raw_code"),
+    ("functionary_v3_2", 'all\nSure>>>python\nfor i in "ab":\n    print(i)',
+     [("python", '{"code": "for i in \\"ab\\":\\n    print(i)"}')], "Sure", "raw_code"),
+    # Hy3 without its :opensource suffixes (vLLM's reading)
+    ("hy3", "<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Paris"
+            "</arg_value>\n<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call>\n</tool_calls>",
+     [("get_weather", PARIS2)], None, "other_spelling"),
+    # SPEC section 4: a top-level argument written twice keeps its first value
+    ("hermes", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "city": "Rome"}}\n</tool_call>',
+     [("get_weather", PARIS)], None, "duplicate_argument"),
+    ("qwen3_coder", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+                    "<parameter=city>\nRome\n</parameter>\n</function>\n</tool_call>",
+     [("get_weather", PARIS)], None, "duplicate_argument"),
+    ("pythonic", "[get_weather(city='Paris', city='Rome')]", [("get_weather", PARIS)], None, "duplicate_argument"),
+    ("gemma4", '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,city:<|"|>Rome<|"|>}<tool_call|>',
+     [("get_weather", PARIS)], None, "duplicate_argument"),
+]
+
+
+def _stream(fmt: str, text: str, size: int) -> dict:
+    p = toolgram.StreamParser(fmt, TOOLS)
+    rnd = random.Random(len(text))
+    i = 0
+    while i < len(text):
+        k = size or rnd.randint(1, 9)
+        p.feed(text[i:i + k])
+        i += k
+    p.finish()
+    return p.message
+
+
+@pytest.mark.parametrize(("fmt", "text", "calls", "content", "code"), CASES,
+                         ids=[f"{c[0]}-{c[4]}-{i}" for i, c in enumerate(CASES)])
+def test_lenient_spelling(fmt, text, calls, content, code):
+    whole = toolgram.parse(fmt, text, TOOLS)
+    got = [(c["function"]["name"], c["function"]["arguments"]) for c in whole["tool_calls"]]
+    assert (got, whole["content"]) == (calls, content), whole
+    assert code in [d["code"] for d in whole["diagnostics"]]
+    for size in (1, 3, 0):
+        assert _stream(fmt, text, size) == whole, size
+
+
+def test_python_recipient_needs_the_tool():
+    """Without a tool named python, a python line stays text (llama.cpp's rule is conditional)."""
+    m = toolgram.parse("functionary_v3_2", "python\nprint(1)", TOOLS[:1])
+    assert m["tool_calls"] == [] and m["content"] == "python\nprint(1)"
+
+
+def test_canonical_spelling_keeps_no_diagnostic():
+    m = toolgram.parse("hermes", '<tool_call>\n{"name": "get_weather", "arguments": ' + PARIS + '}\n</tool_call>',
+                       TOOLS)
+    assert m["diagnostics"] == [] and len(m["tool_calls"]) == 1
+
+
+@pytest.mark.parametrize("fmt, text", [
+    ("hermes", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "city": "Rome"}}\n</tool_call>'),
+    ("qwen3_coder", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+                    "<parameter=city>\nRome\n</parameter>\n</function>\n</tool_call>"),
+])
+def test_duplicate_argument_strict(fmt, text):
+    """Strict parsing is the grammar's language, which writes each argument once: a repeated
+    argument is rejected there (content, strict_rejected), never read with its second value."""
+    m = toolgram.parse(fmt, text, TOOLS, mode="strict")
+    assert m["tool_calls"] == [] and [d["code"] for d in m["diagnostics"]] == ["strict_rejected"]
+
+
+def test_canonical_spelling_keeps_other_spelling_in_values():
+    """The first tag decides: an output in the canonical spelling keeps the other spelling's text in
+    its values byte-exact (a Hy3 value holding ``<tool_call>``)."""
+    text = ("<tool_calls:opensource>\n<tool_call:opensource>python<tool_sep:opensource>\n"
+            "<arg_key:opensource>code</arg_key:opensource>\n<arg_value:opensource><tool_call></arg_value:opensource>\n"
+            "</tool_call:opensource>\n</tool_calls:opensource>")
+    whole = toolgram.parse("hy3", text, TOOLS)
+    assert whole["tool_calls"][0]["function"]["arguments"] == '{"code": "<tool_call>"}'
+    assert whole["diagnostics"] == []
+    for size in (1, 3, 0):
+        assert _stream("hy3", text, size) == whole
