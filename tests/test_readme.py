@@ -147,7 +147,13 @@ def sh_commands() -> list[Command]:
     for index, block in enumerate(BLOCKS):
         if block.lang not in ("sh", "bash", "shell", "console"):
             continue
+        lines: list[tuple[int, str]] = []  # a line ending in a backslash continues on the next
         for number, text in block.lines:
+            if lines and lines[-1][1].endswith("\\"):
+                lines[-1] = (lines[-1][0], lines[-1][1][:-1].rstrip() + " " + text.strip())
+            else:
+                lines.append((number, text))
+        for number, text in lines:
             command, comment = split_comment(text)
             if not command.strip():
                 continue
@@ -159,6 +165,10 @@ def sh_commands() -> list[Command]:
                 skip = "starts a long-running server (its arguments are checked; the client block runs against one)"
             elif re.search(r"\bscripts/test\.sh\b", command):
                 skip = "runs the whole test suite, this file included"
+            elif re.search(r"\bvllm serve\b", command):
+                skip = "needs vLLM's engine on a GPU (tests/test_vllm_plugin.py drives the plugin's hooks)"
+            elif re.search(r"\bscripts/vllm_env\.sh\b|\.venv-vllm/", command):
+                skip = "builds or uses the vLLM test venv (.ci/run's vLLM step)"
             commands.append(Command(index, block.page, number, command, int(code.group(1)) if code else 0, skip))
     return commands
 
