@@ -19,6 +19,7 @@ carry them as keyword arguments / XML attribute text).
 
 from __future__ import annotations
 
+import json
 import os
 import string
 from collections.abc import Iterator, Sequence
@@ -389,3 +390,33 @@ def load_in_engine(bundle: Bundle) -> None:
     else:
         from toolgram.engines import lark_engine
         lark_engine.build(bundle.grammar, bundle.lark_parser or "lalr")
+
+
+def raw_values_round_trip(tools: list[dict[str, Any]], calls: list[tuple[str, dict[str, Any]]], call: Any) -> bool:
+    """A string that reads as another type of a union (``"12"`` for ``anyOf[string, integer]``) is
+    read as that type by design (SPEC section 1); such draws cannot round-trip. Nested elements
+    (minimax_m3) are typed by the schema too: an untyped ``[]`` is written as no text, read as ``""``."""
+    from toolgram.grammars.syntax import xml_elements
+    from toolgram.parsing.element_values import convert_element_value
+    from toolgram.parsing.values import convert_xml_value
+
+    by_name = {t["function"]["name"]: t["function"] for t in tools}
+    for name, args in calls:
+        fn = by_name[name]
+        props = (fn.get("parameters") or {}).get("properties", {})
+        loose = fn.get("strict") is False
+        for k, v in args.items():
+            # the raw text the renderer writes (strings as is, other values as JSON), typed back the
+            # way the parsers type it: a loose tool's schema is a hint (None drawn for a string
+            # parameter of a strict:false tool reads back as the text "null")
+            if call.values == "elements":
+                got, _ = convert_element_value(xml_elements.write(v, call.ns), props.get(k),
+                                               ns=call.ns, root=fn.get("parameters"), hint=loose)
+                if got != v or type(got) is not type(v):
+                    return False
+                continue
+            raw = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+            got, _ = convert_xml_value(raw, props.get(k), root=fn.get("parameters"), hint=loose)
+            if got != v or type(got) is not type(v):
+                return False
+    return True

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from strategies import calls_for, per_format, slow_per_format, tool, tool_lists
+from strategies import calls_for, per_format, raw_values_round_trip, slow_per_format, tool, tool_lists
 from toolgram.grammars import FORMATS, get_format
 from toolgram.grammars.render import render_calls
 
@@ -107,7 +107,7 @@ def _strict_and_lenient(fmt: str, data: st.DataObject) -> None:
     tools = data.draw(tool_lists())
     calls = data.draw(calls_for(tools))
     if get_format(fmt).values in ("xml", "elements"):
-        assume(_xml_unambiguous(tools, calls, get_format(fmt).call))
+        assume(raw_values_round_trip(tools, calls, get_format(fmt).call))
     text = render_calls(fmt, calls, wrapper=data.draw(st.booleans()))
     expected = [(n, json.dumps(a, ensure_ascii=False)) for n, a in calls]
     strict = toolgram.parse(fmt, text, tools, mode="strict", parallel_tool_calls=True)
@@ -125,36 +125,6 @@ def _strict_and_lenient(fmt: str, data: st.DataObject) -> None:
     assert strict["content"] is None and strict["finish_reason"] == "tool_calls"
     lenient = toolgram.parse(fmt, text, tools, parallel_tool_calls=True)
     assert lenient == strict
-
-
-def _xml_unambiguous(tools: list[dict[str, Any]], calls: list[tuple[str, dict[str, Any]]], call: Any) -> bool:
-    """A string that reads as another type of a union (``"12"`` for ``anyOf[string, integer]``) is
-    read as that type by design (SPEC section 1); such draws cannot round-trip. Nested elements
-    (minimax_m3) are typed by the schema too: an untyped ``[]`` is written as no text, read as ``""``."""
-    from toolgram.grammars.syntax import xml_elements
-    from toolgram.parsing.element_values import convert_element_value
-    from toolgram.parsing.values import convert_xml_value
-
-    by_name = {t["function"]["name"]: t["function"] for t in tools}
-    for name, args in calls:
-        fn = by_name[name]
-        props = (fn.get("parameters") or {}).get("properties", {})
-        loose = fn.get("strict") is False
-        for k, v in args.items():
-            # the raw text the renderer writes (strings as is, other values as JSON), typed back the
-            # way the parsers type it: a loose tool's schema is a hint (None drawn for a string
-            # parameter of a strict:false tool reads back as the text "null")
-            if call.values == "elements":
-                got, _ = convert_element_value(xml_elements.write(v, call.ns), props.get(k),
-                                               ns=call.ns, root=fn.get("parameters"), hint=loose)
-                if got != v or type(got) is not type(v):
-                    return False
-                continue
-            raw = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-            got, _ = convert_xml_value(raw, props.get(k), root=fn.get("parameters"), hint=loose)
-            if got != v or type(got) is not type(v):
-                return False
-    return True
 
 
 # --------------------------------------------------------------------------------------------
