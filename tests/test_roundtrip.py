@@ -5,7 +5,7 @@ Grammars are compiled with ``tool_choice="required"`` and parallel calls on (non
 to three calls), and cached per (format, tools). Strings are restricted as documented in
 ``strategies.py``. Generated arguments are first validated with ``jsonschema`` (strict tools), so
 a failure here is a grammar/renderer disagreement, not a bad example. The default run shares 3 x 200
-examples among the formats (``per_format``); ``-m slow`` shares 6 x 1000 (``slow_per_format``).
+examples among the formats (``per_format``); ``-m slow`` shares 3 x 1000 (``slow_per_format``).
 """
 
 from __future__ import annotations

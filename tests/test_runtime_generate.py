@@ -105,7 +105,12 @@ def test_constrained_calls_are_valid(gen: Any, fmt: str, choice: str, parallel: 
     result = gen.chat(QUESTION, TOOLS, tool_choice=choice, parallel_tool_calls=parallel, format=fmt,
                       reasoning=_reasoning(fmt), max_new_tokens=MAX_NEW, temperature=temperature, seed=seed)
     only = None if choice == "required" else choice
-    check(result, fmt, parallel=parallel, only=only)
+    # SPEC section 1 lets a required turn open with whitespace before its first call, without bound (as
+    # xgrammar's and vLLM's required grammars do). Sampled at 0.8, the 135M model can spend its whole token
+    # budget there (minimax_m3 at seed 2 wrote 160 newlines): no call was made and nothing invalid was
+    # written. Greedy cases must still call.
+    blank_cut = result["usage"]["completion_tokens"] >= MAX_NEW and not result["text"].strip()
+    check(result, fmt, parallel=parallel, only=only, need_call=not (temperature > 0 and blank_cut))
     assert result["usage"]["completion_tokens"] > 0 and result["usage"]["prompt_tokens"] > 0
     assert result["timings"]["grammar_compile_ms"] is not None
 
