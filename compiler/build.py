@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from ..errors import SchemaError, UnsupportedSchemaError
+from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.spec import (
     CDATA_CLOSE,
     CDATA_OPEN,
@@ -46,12 +46,13 @@ from .values import (
     JSON_WS,
     MAX_ITEMS,
     WS,
+    ObjectKeys,
     ValueBuilder,
     count,
     enum_values,
     json_literal,
     length_bounds,
-    object_shape,
+    object_keys,
     schema_text,
 )
 
@@ -109,20 +110,35 @@ class GrammarBuilder:
         return ValueBuilder(self.g, syntax, ctx, f"t{index}", self.opts.whitespace)
 
     def _members(
-        self, index: int, tool: Tool, member, extra_member
+        self, index: int, tool: Tool, member, extra_member, allowed: Expr | None = None
     ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None, dict[str, Any], str]:
         """(member, required) pairs for the tool's declared properties, the undeclared-member rule, and the
-        arguments object schema and its path (its member counts: ``ValueBuilder.members_body``)."""
+        arguments object schema and its path (its member counts: ``ValueBuilder.members_body``).
+
+        ``extra_member(ctx, declared, value schema or None, key class, its path)`` writes an undeclared
+        member: with no key class (None) its key is any name but a declared one; with ``patternProperties``
+        one member rule per class of keys (:meth:`.values.ObjectKeys.classes`, names the syntax writes:
+        ``allowed``)."""
         ctx = self._ctx(index, tool)
         schema = arguments_object(tool.parameters, ctx)
         ctx.check_keywords(schema, ctx.path)
-        props, required, extra_allowed = object_shape(schema, ctx, ctx.path)
-        members = [(*member(k, sub, f"{ctx.path}.properties.{k}", ctx), k in required) for k, sub in props.items()]
+        keys = object_keys(schema, ctx, ctx.path)
+        members = []
+        for k, sub in keys.props.items():
+            made = _unless_empty(k in keys.met, lambda k=k, sub=sub: member(k, sub, f"{ctx.path}.properties.{k}", ctx))
+            if made is None and k in keys.required:
+                raise EmptySchemaError(f"required property {k!r} admits no value (its schema and the patternProperties "
+                                  "it matches share none): no object is valid", f"{ctx.path}.properties.{k}")
+            if made is not None:
+                members.append((*made, k in keys.required))
         extra = None
-        if extra_allowed:
-            # an extra key is none of the declared names (SPEC section 2); its value follows the
-            # additionalProperties schema
-            body = extra_member(ctx, tuple(props), None if extra_allowed is True else extra_allowed)
+        # an extra key is none of the declared names (SPEC section 2); its value follows the
+        # additionalProperties schema, or the patternProperties its key matches
+        bodies = [_unless_empty(decoded is not None, lambda sub=sub, decoded=decoded, where=where: extra_member(
+                      ctx, tuple(keys.props), None if sub is True else sub, decoded, where))
+                  for decoded, sub, where in keys.classes(allowed)]
+        if any(b is not None for b in bodies):
+            body = alt(*(b for b in bodies if b is not None))
             extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", body, ("extra", index), share=("extra",)))
         return members, extra, schema, ctx.path
 
@@ -275,29 +291,35 @@ class GrammarBuilder:
                         lead = alt(lead, as_json)
             return lead, seq(arg, raw_end if is_raw else Lit(c.param_end))
 
-        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None) -> Expr:
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None,
+                         key_class: Expr | None = None, where: str = "") -> Expr:
             # a quoted name ends at the quote; DSML's string="true|false" may follow it
             name = Token(XML_QNAME, "XMLQNAME") if c.quoted_key else Token(XML_NAME, "XMLNAME")
-            if declared:
+            if declared and key_class is None:
                 chars = XML_QNAME.item if c.quoted_key else XML_NAME.item
                 name = Token(plain_name(tuple(sorted(declared)), chars, chars), name.kind)
             ends = c.name_ends
-            if ap is None:
-                return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), raw(), raw_end)
-            value = value_of(ap, f"{ctx.path}.additionalProperties", ctx)
-            is_raw = isinstance(value, Token) and value.kind == "RAW"
-            if c.json_name_end is not None:
+            value = None if ap is None else value_of(ap, where or f"{ctx.path}.additionalProperties", ctx)
+            if ap is not None and c.json_name_end is not None:
                 kind = _xml_kind(ap, ctx, ctx.path)
                 ends = (c.json_name_end,) if kind == "json" else ends
-            return seq(Lit(c.param_open), name, alt(*(Lit(e) for e in ends)), value,
-                       raw_end if is_raw else Lit(c.param_end))
+            head = seq(name, alt(*(Lit(e) for e in ends)))
+            if key_class is not None:
+                # the names of one patternProperties class: a token up to the name's end, so Lark's lexer
+                # never stops inside a name that another class's token could also start
+                head = Token(seq(key_class, alt(*(Lit(e) for e in ends))), name.kind)
+            if value is None:
+                return seq(Lit(c.param_open), head, raw(), raw_end)
+            is_raw = isinstance(value, Token) and value.kind == "RAW"
+            return seq(Lit(c.param_open), head, value, raw_end if is_raw else Lit(c.param_end))
 
         def params() -> Expr:
             if not tool.strict:
                 extra = self.g.tagged(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), ("extra", index),
                                       share=("extra",))
                 return Rep(extra, 0, None)
-            members, extra, schema, where = self._members(index, tool, member, extra_member)
+            members, extra, schema, where = self._members(index, tool, member, extra_member,
+                                                          XML_QNAME if c.quoted_key else XML_NAME)
             vb = self._values("json", self._ctx(index, tool), index)
             return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}")
 
@@ -349,19 +371,19 @@ class GrammarBuilder:
             return ValueBuilder(self.g, "json", ctx, f"t{index}").value_once(schema, path, f"t{index}-v")
 
         def object_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
-            props, required, extra_allowed = object_shape(schema, ctx, path) if isinstance(schema, dict) \
-                else ({}, set(), True)
+            keys = object_keys(schema, ctx, path) if isinstance(schema, dict) else ObjectKeys({}, set(), True, path)
             members = []
-            for k, sub in props.items():
+            for k, sub in keys.props.items():
                 check_key(k, f"{path}.properties")
-                v = value_of(sub, f"{path}.properties.{k}", ctx, depth + 1)
-                members.append((Lit(f"{ns}<{k}>"), seq(v, Lit(f"{ns}</{k}>")), k in required))
-            if extra_allowed is False:
-                extra = None
-            else:
-                ap = None if extra_allowed is True else value_of(extra_allowed, f"{path}.additionalProperties", ctx,
-                                                                  depth + 1)
-                extra = (EMPTY, any_member(tuple(props), ap))
+                v = _unless_empty(k in keys.met, lambda k=k, sub=sub: value_of(sub, f"{path}.properties.{k}", ctx,
+                                                                               depth + 1))
+                if v is not None:
+                    members.append((Lit(f"{ns}<{k}>"), seq(v, Lit(f"{ns}</{k}>")), k in keys.required))
+            bodies = [_unless_empty(decoded is not None, lambda sub=sub, decoded=decoded, where=where: any_member(
+                          tuple(keys.props), None if sub is True else value_of(sub, where, ctx, depth + 1), decoded))
+                      for decoded, sub, where in keys.classes(ename.expr)]
+            bodies = [b for b in bodies if b is not None]
+            extra = (EMPTY, alt(*bodies)) if bodies else None
             vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
             if not isinstance(schema, dict):
                 return vb.object_body(members, EMPTY, extra, f"obj-{tool.name}")
@@ -390,15 +412,17 @@ class GrammarBuilder:
                 self.g.rules[name] = alt(raw, Rep(el, 1, None))
             return any_ref[0]
 
-        def any_member(declared: tuple[str, ...] = (), value: Expr | None = None) -> Expr:
+        def any_member(declared: tuple[str, ...] = (), value: Expr | None = None,
+                       key_class: Expr | None = None) -> Expr:
             # an undeclared member: an element name that is none of the declared ones, any value (or the
-            # additionalProperties schema's)
+            # additionalProperties schema's); with patternProperties, a name of one class (key_class)
             name = ename
             if declared:
                 chars = ename.expr.item
                 name = Token(plain_name(tuple(sorted(declared)), chars, chars), "ENAME")
+            head = seq(name, Lit(">")) if key_class is None else Token(seq(key_class, Lit(">")), "ENAME")
             value = any_value() if value is None else value
-            return seq(Lit(ns + "<"), name, Lit(">"), value, Lit(ns + "</"), ename, Lit(">"))
+            return seq(Lit(ns + "<"), head, value, Lit(ns + "</"), ename, Lit(">"))
 
         def member(key: str, schema: Any, path: str, ctx: SchemaContext) -> Expr:
             check_key(key, path.rsplit(".properties.", 1)[0] + ".properties")
@@ -406,15 +430,16 @@ class GrammarBuilder:
             arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             return Lit(f"{ns}<{key}>"), seq(arg, Lit(f"{ns}</{key}>"))
 
-        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None) -> Expr:
-            value = None if ap is None else value_of(ap, f"{ctx.path}.additionalProperties", ctx)
-            return any_member(declared, value)
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None,
+                         key_class: Expr | None = None, where: str = "") -> Expr:
+            value = None if ap is None else value_of(ap, where or f"{ctx.path}.additionalProperties", ctx)
+            return any_member(declared, value, key_class)
 
         def params() -> Expr:
             if not tool.strict:
                 extra = self.g.tagged(f"extra-{tool.name}", any_member(), ("extra", index), share=("extra",))
                 return Rep(extra, 0, None)
-            members, extra, schema, where = self._members(index, tool, member, extra_member)
+            members, extra, schema, where = self._members(index, tool, member, extra_member, ename.expr)
             vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
             return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}")
 
@@ -489,12 +514,16 @@ class GrammarBuilder:
         member = seq(vb.punct(","), Lit(json.dumps(c.id_key)), vb.punct(":"), ident)
         return seq(plain, member if c.id_required else opt(member), close)
 
-    def _keyword_args(self, index: int, tool: Tool, mode: str, key_sep: str, extra_key: Any) -> Expr:
+    def _keyword_args(self, index: int, tool: Tool, mode: str, key_sep: str, extra_key: Any,
+                      allowed: Expr | None = None) -> Expr:
         """``k<key_sep>v`` members joined by commas, values in ``mode`` (Python keyword arguments,
-        Gemma 4's ``k:v``); ``extra_key(vb)`` is the key rule of an undeclared member."""
-        return self._params_once(tool, mode, lambda: self._keyword_args_of(index, tool, mode, key_sep, extra_key))
+        Gemma 4's ``k:v``); ``extra_key(vb, declared, key_class)`` is the key rule of an undeclared member
+        (``allowed``: the names it can write)."""
+        return self._params_once(tool, mode, lambda: self._keyword_args_of(index, tool, mode, key_sep, extra_key,
+                                                                           allowed))
 
-    def _keyword_args_of(self, index: int, tool: Tool, mode: str, key_sep: str, extra_key: Any) -> Expr:
+    def _keyword_args_of(self, index: int, tool: Tool, mode: str, key_sep: str, extra_key: Any,
+                         allowed: Expr | None) -> Expr:
         ctx = self._ctx(index, tool)
         vb = self._values(mode, ctx, index)
         comma = vb.punct(",")
@@ -505,25 +534,27 @@ class GrammarBuilder:
             arg = self.g.tagged(f"arg-{tool.name}-{key}", value, ("arg", index, key), share=("arg", key))
             return Lit(key + key_sep), arg
 
-        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None) -> Expr:
+        def extra_member(ctx: SchemaContext, declared: tuple[str, ...] = (), ap: Any = None,
+                         key_class: Expr | None = None, where: str = "") -> Expr:
+            key = extra_key(vb, declared, key_class)
             if ap is None:
-                return seq(extra_key(vb, declared), vb.any_value())
-            return seq(extra_key(vb, declared), vb.value(ap, f"{ctx.path}.additionalProperties", f"t{index}-extra"))
+                return seq(key, vb.any_value())
+            return seq(key, vb.value(ap, where or f"{ctx.path}.additionalProperties", f"t{index}-extra"))
 
         if not tool.strict:
             extra = self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",))
             return vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
-        members, extra_rule, schema, where = self._members(index, tool, member, extra_member)
+        members, extra_rule, schema, where = self._members(index, tool, member, extra_member, allowed)
         return vb.members_body(schema, where, members, comma, extra_rule, f"params-{tool.name}")
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
-        args = self._keyword_args(index, tool, "python", "=", _python_key)
+        args = self._keyword_args(index, tool, "python", "=", _python_key, IDENT)
         pad = EMPTY if self.opts.whitespace == "canonical" else JSON_WS
         return seq(Token(seq(Lit(tool.name + "("), pad), "CALLOPEN"), args, Token(seq(pad, Lit(")")), "CALLCLOSE"))
 
     def _gemma_call(self, index: int, tool: Tool, c: GemmaCall) -> Expr:
         """``call:N{k:v,...}``: declared members in schema order, Gemma 4 values, no whitespace."""
-        args = self._keyword_args(index, tool, "gemma", ":", lambda vb, declared=(): vb.any_key(declared))
+        args = self._keyword_args(index, tool, "gemma", ":", _gemma_key)
         return seq(Lit(c.head + tool.name + c.open), args, Lit(c.close))
 
     # -- scopes -----------------------------------------------------------------------------------
@@ -678,11 +709,30 @@ _CALL_GRAMMARS = {
 }
 
 
-def _python_key(vb: ValueBuilder, declared: tuple[str, ...] = ()) -> Expr:
-    """An undeclared keyword argument's name and ``=``: an identifier that is none of ``declared``."""
+def _unless_empty(met: bool, build: Callable[[], Any]) -> Any:
+    """``build()``, or None when its schema was ``met`` by toolgram (a property and the patterns its name
+    matches, two patterns) and admits no value: such a key cannot appear."""
+    try:
+        return build()
+    except EmptySchemaError:
+        if met:
+            return None
+        raise
+
+
+def _python_key(vb: ValueBuilder, declared: tuple[str, ...] = (), key_class: Expr | None = None) -> Expr:
+    """An undeclared keyword argument's name and ``=``: an identifier that is none of ``declared`` (or one of
+    the class ``key_class``, an identifier: ``patternProperties``)."""
+    if key_class is not None:
+        return Token(seq(key_class, Lit("=")), "IDENT")
     if not declared:
         return seq(Token(IDENT, "IDENT"), Lit("="))
     return seq(Token(plain_name(tuple(sorted(declared)), IDENT_FIRST, IDENT_MORE), "IDENT"), Lit("="))
+
+
+def _gemma_key(vb: ValueBuilder, declared: tuple[str, ...] = (), key_class: Expr | None = None) -> Expr:
+    """An undeclared Gemma 4 key and ``:``: none of ``declared`` (or one of the class ``key_class``)."""
+    return vb.any_key(declared) if key_class is None else vb.class_key(key_class)
 
 
 def _string_choices(schema: dict[str, Any], path: str) -> list[str]:

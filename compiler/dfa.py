@@ -11,8 +11,10 @@ the regex are capped (:data:`MAX_STATES`, :data:`MAX_REGEX`); beyond them :class
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
+from typing import Any
 
-from .ir import Alt, Chars, Expr, Grammar, Lit, Ref, Rep, Seq, Token
+from .ir import EMPTY, Alt, Chars, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
 
 MAXCP = 0x10FFFF
 #: most DFA states (and NFA nodes x 20) for one pattern
@@ -116,9 +118,23 @@ def _closure(nfa: _Nfa, nodes: set[int]) -> frozenset[int]:
 
 def build_dfa(e: Expr, grammar: Grammar | None = None) -> tuple[list[dict[int, int]], set[int], list[int]]:
     """``(transitions by interval index, accepting states, interval starts)``; state 0 is the start."""
+    trans, labels, starts = build_labeled_dfa((e,), grammar)
+    return trans, {s for s, lab in enumerate(labels) if lab}, starts
+
+
+def build_labeled_dfa(exprs: tuple[Expr, ...], grammar: Grammar | None = None
+                      ) -> tuple[list[dict[int, int]], list[frozenset[int]], list[int]]:
+    """One DFA for several expressions at once: ``(transitions by interval index, labels, interval
+    starts)``; ``labels[s]`` holds the indices of the expressions that accept in state ``s``, so a
+    word's state tells exactly which of the expressions match it.  State 0 is the start."""
     nfa = _Nfa(grammar)
     start = nfa.node()
-    final = nfa.build(e, start)
+    finals: list[int] = []
+    for e in exprs:
+        begin, final = nfa.node(), nfa.node()
+        nfa.eps[start].append(begin)
+        nfa.eps[nfa.build(e, begin)].append(final)
+        finals.append(final)
     points = {0}
     for moves in nfa.moves:
         for rs, _ in moves:
@@ -131,12 +147,11 @@ def build_dfa(e: Expr, grammar: Grammar | None = None) -> tuple[list[dict[int, i
     ids = {first: 0}
     order = [first]
     trans: list[dict[int, int]] = []
-    accepting: set[int] = set()
+    labels: list[frozenset[int]] = []
     k = 0
     while k < len(order):
         state = order[k]
-        if final in state:
-            accepting.add(k)
+        labels.append(frozenset(i for i, f in enumerate(finals) if f in state))
         targets: dict[int, set[int]] = {}
         for n in state:
             for rs, t in nfa.moves[n]:
@@ -154,7 +169,114 @@ def build_dfa(e: Expr, grammar: Grammar | None = None) -> tuple[list[dict[int, i
             row[iv] = ids[nxt]
         trans.append(row)
         k += 1
-    return trans, accepting, starts
+    return trans, labels, starts
+
+
+def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int], complete: bool = False) -> Expr:
+    """The words that end in an ``accepting`` state, as regular IR over :class:`Chars` (state
+    elimination, as :func:`dfa_regex`; every word keeps its one path, so the expression is
+    unambiguous).  ``complete``: a word that leaves the DFA (a missing transition) ends in a sink
+    state, which counts as accepting when ``-1`` is in ``accepting`` (a complement)."""
+    trans = [dict(row) for row in trans]
+    if complete:
+        sink = len(trans)
+        everything = range(len(starts))
+        trans.append(dict.fromkeys(everything, sink))
+        for row in trans[:sink]:
+            for iv in everything:
+                row.setdefault(iv, sink)
+        if -1 in accepting:
+            accepting = (accepting - {-1}) | {sink}
+    live = _live(trans, accepting)
+    never = Chars(())
+    if 0 not in live:
+        return never
+    edges: dict[tuple[int, int], Expr] = {k: Chars(_spans(ivs, starts)) for k, ivs in _edges(trans, live).items()}
+    src, dst = len(trans), len(trans) + 1
+    edges[(src, 0)] = EMPTY
+    for s in accepting & live:
+        edges[(s, dst)] = EMPTY
+
+    def path(a: Expr, loop: Expr | None, b: Expr) -> Expr:
+        return seq(a, EMPTY if loop is None else Rep(loop, 0, None), b)
+
+    def check(_: Expr) -> None:
+        if len(edges) > MAX_STATES * 20:
+            raise DfaLimit(f"more than {MAX_STATES * 20} automaton edges")
+
+    _eliminate(edges, live, path, _either, check)
+    return edges.get((src, dst), never)
+
+
+def _live(trans: list[dict[int, int]], accepting: set[int]) -> set[int]:
+    """The states from which an accepting state can be reached."""
+    live = set(accepting)
+    changed = True
+    while changed:
+        changed = False
+        for s in range(len(trans)):
+            if s not in live and any(t in live for t in trans[s].values()):
+                live.add(s)
+                changed = True
+    return live
+
+
+def _edges(trans: list[dict[int, int]], live: set[int]) -> dict[tuple[int, int], list[int]]:
+    """The intervals of each edge between live states."""
+    out: dict[tuple[int, int], list[int]] = {}
+    for s in sorted(live):
+        for iv, t in trans[s].items():
+            if t in live:
+                out.setdefault((s, t), []).append(iv)
+    return out
+
+
+def _eliminate(edges: dict[tuple[int, int], Any], states: set[int], path: Callable[[Any, Any, Any], Any],
+               union: Callable[[Any, Any], Any], check: Callable[[Any], None]) -> None:
+    """State elimination over ``edges`` (labels of any kind: regex text, IR), in place: each of ``states``
+    is removed, its in-edges joined to its out-edges by ``path(in, loop or None, out)``, parallel edges
+    by ``union``; ``check(new label)`` enforces the size caps.  Fewest in x out edges first (small output)."""
+    remaining = sorted(states)
+    while remaining:
+        def cost(k: int) -> int:
+            return sum(1 for (a, b) in edges if b == k and a != k) * sum(1 for (a, b) in edges if a == k and b != k)
+
+        k = min(remaining, key=cost)
+        remaining.remove(k)
+        loop = edges.pop((k, k), None)
+        ins = [(a, x) for (a, b), x in edges.items() if b == k]
+        outs = [(b, x) for (a, b), x in edges.items() if a == k]
+        for a, _ in ins:
+            del edges[(a, k)]
+        for b, _ in outs:
+            del edges[(k, b)]
+        for a, x1 in ins:
+            for b, x2 in outs:
+                label = path(x1, loop, x2)
+                old = edges.get((a, b))
+                edges[(a, b)] = label if old is None else union(old, label)
+                check(edges[(a, b)])
+
+
+def _either(a: Expr, b: Expr) -> Expr:
+    """``a | b``, written ``b?`` when ``a`` is the empty word (and the other way round)."""
+    if a == EMPTY:
+        return Rep(b, 0, 1)
+    if b == EMPTY:
+        return Rep(a, 0, 1)
+    return alt(a, b)
+
+
+def _spans(ivs: list[int], starts: list[int]) -> tuple[tuple[int, int], ...]:
+    spans: list[tuple[int, int]] = []
+    for iv in sorted(ivs):
+        lo = starts[iv]
+        hi = starts[iv + 1] - 1 if iv + 1 < len(starts) else MAXCP
+        if spans and spans[-1][1] + 1 == lo:
+            spans[-1] = (spans[-1][0], hi)
+        else:
+            spans.append((lo, hi))
+    return tuple(spans)
 
 
 def class_char(cp: int) -> str:
@@ -174,15 +296,8 @@ def class_char(cp: int) -> str:
 
 
 def _class(ivs: list[int], starts: list[int]) -> str:
-    spans: list[tuple[int, int]] = []
-    for iv in sorted(ivs):
-        lo = starts[iv]
-        hi = starts[iv + 1] - 1 if iv + 1 < len(starts) else MAXCP
-        if spans and spans[-1][1] + 1 == lo:
-            spans[-1] = (spans[-1][0], hi)
-        else:
-            spans.append((lo, hi))
-    if spans == [(0, MAXCP)]:
+    spans = _spans(ivs, starts)
+    if spans == ((0, MAXCP),):
         return "[\\s\\S]"
     body = "".join(class_char(a) if a == b else f"{class_char(a)}-{class_char(b)}" for a, b in spans)
     return f"[{body}]"
@@ -192,27 +307,10 @@ def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -
     """An unambiguous regex for ``e`` (without the empty string when ``nonempty``)."""
     trans, accepting, starts = build_dfa(e, grammar)
     n = len(trans)
-    # trim: keep states that reach an accepting state
-    live = set(accepting)
-    changed = True
-    while changed:
-        changed = False
-        for s in range(n):
-            if s not in live and any(t in live for t in trans[s].values()):
-                live.add(s)
-                changed = True
+    live = _live(trans, accepting)
     if 0 not in live:
         return "(?!)"
-    edges: dict[tuple[int, int], str] = {}
-    for s in range(n):
-        if s not in live:
-            continue
-        by_target: dict[int, list[int]] = {}
-        for iv, t in trans[s].items():
-            if t in live:
-                by_target.setdefault(t, []).append(iv)
-        for t, ivs in by_target.items():
-            edges[(s, t)] = _class(ivs, starts)
+    edges: dict[tuple[int, int], str] = {k: _class(ivs, starts) for k, ivs in _edges(trans, live).items()}
     src, dst = n, n + 1
     if nonempty:
         # a copy of the start state that is not accepting: the empty word is gone, nothing else
@@ -223,33 +321,18 @@ def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -
         edges[(src, 0)] = ""
     for s in accepting & live:
         edges[(s, dst)] = ""
-    size = 0
-    remaining = [s for s in range(n) if s in live]
-    while remaining:
-        # eliminate the state with the fewest in x out edges first (keeps the regex small)
-        def cost(k: int) -> int:
-            ins = sum(1 for (a, b) in edges if b == k and a != k)
-            outs = sum(1 for (a, b) in edges if a == k and b != k)
-            return ins * outs
+    size = [0]
 
-        k = min(remaining, key=cost)
-        remaining.remove(k)
-        loop = edges.pop((k, k), None)
+    def path(r1: str, loop: str | None, r2: str) -> str:
         star = "" if loop is None else (f"{loop}*" if _atomic(loop) else f"(?:{loop})*")
-        ins = [(a, rx) for (a, b), rx in edges.items() if b == k]
-        outs = [(b, rx) for (a, b), rx in edges.items() if a == k]
-        for a, _ in ins:
-            del edges[(a, k)]
-        for b, _ in outs:
-            del edges[(k, b)]
-        for a, r1 in ins:
-            for b, r2 in outs:
-                path = _cat(r1, star, r2)
-                old = edges.get((a, b))
-                edges[(a, b)] = path if old is None else _union(old, path)
-                size += len(edges[(a, b)])
-                if size > MAX_REGEX * 4 or len(edges[(a, b)]) > MAX_REGEX:
-                    raise DfaLimit(f"the regex would exceed {MAX_REGEX} characters")
+        return _cat(r1, star, r2)
+
+    def check(rx: str) -> None:
+        size[0] += len(rx)
+        if size[0] > MAX_REGEX * 4 or len(rx) > MAX_REGEX:
+            raise DfaLimit(f"the regex would exceed {MAX_REGEX} characters")
+
+    _eliminate(edges, live, path, _union, check)
     out = edges.get((src, dst))
     if out is None:
         return "(?!)"
@@ -279,7 +362,7 @@ def _union(a: str, b: str) -> str:
     return f"(?:{a}|{b})"
 
 
-__all__ = ["DfaLimit", "backtracks", "build_dfa", "class_char", "dfa_regex"]
+__all__ = ["DfaLimit", "backtracks", "build_dfa", "build_labeled_dfa", "class_char", "dfa_expr", "dfa_regex"]
 
 
 def _first(e: Expr, grammar: Grammar | None) -> Ranges | None:

@@ -16,10 +16,14 @@ pair with another low surrogate): such an extra key must write that character ra
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
+from ..errors import UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
+from .dfa import DfaLimit, build_labeled_dfa, dfa_expr
 from .ir import EMPTY, Chars, Expr, Lit, Rep, Until, alt, opt, seq
 
 Trie = dict  # char -> Trie; the key "" marks a complete name (characters are never "")
@@ -193,3 +197,70 @@ def gemma_quoted_body(names: tuple[str, ...]) -> Expr:
         return Until((q,), first_not="".join(sorted(excluded)), nonempty=True)
 
     return complement(names, one, Lit, lambda depth: EMPTY, min_len=0)
+
+
+@dataclass(frozen=True)
+class KeyClass:
+    """The undeclared keys that match exactly the ``patternProperties`` patterns ``matches`` (indices in
+    schema order; none: the keys ``additionalProperties`` governs), as a decoded regular expression
+    (:func:`.regex.spell` writes it in a syntax)."""
+
+    matches: tuple[int, ...]
+    decoded: Expr
+
+
+def key_classes(declared: tuple[str, ...], patterns: tuple[Expr, ...], extra: bool,
+                allowed: Expr | None = None) -> tuple[list[KeyClass], dict[str, tuple[int, ...]]]:
+    """Split the keys an object may hold besides ``declared`` by the ``patterns`` (decoded expressions)
+    they match: one class per set of patterns (keys matching two patterns take both schemas), and the
+    keys matching none when ``extra`` (``additionalProperties`` not false).  ``allowed``: the names the
+    syntax can write (an identifier, an XML name), None for any text.  Also returns, for each declared
+    name, the patterns it matches (its value must satisfy those schemas too).
+
+    One labelled DFA over all the expressions (:func:`.dfa.build_labeled_dfa`) gives each key exactly
+    one class, so the classes are disjoint and a grammar's choice between them is unambiguous."""
+    names = tuple(dict.fromkeys(declared))
+    exprs = list(patterns)
+    if names:
+        exprs.append(alt(*(Lit(n) for n in names)))
+    if allowed is not None:
+        exprs.append(allowed)
+    n, d_label, a_label = len(patterns), len(patterns) if names else -2, len(exprs) - 1 if allowed is not None else -2
+    try:
+        trans, labels, starts = build_labeled_dfa(tuple(exprs))
+    except DfaLimit as exc:
+        raise UnsupportedSchemaError(f"patternProperties: the key automaton is too large ({exc})") from None
+    groups: dict[tuple[int, ...], set[int]] = {}
+    for s, lab in enumerate(labels):
+        if d_label in lab or (allowed is not None and a_label not in lab):
+            continue
+        groups.setdefault(tuple(sorted(i for i in lab if i < n)), set()).add(s)
+    if extra and allowed is None:
+        groups.setdefault((), set()).add(-1)  # keys that leave the DFA match nothing: the sink
+    out = []
+    for matches, states in sorted(groups.items()):
+        if not matches and not extra:
+            continue
+        try:
+            decoded = dfa_expr(trans, states, starts, complete=allowed is None)
+        except DfaLimit as exc:
+            raise UnsupportedSchemaError(f"patternProperties: the key automaton is too large ({exc})") from None
+        if decoded != Chars(()):
+            out.append(KeyClass(matches, decoded))
+    matched = {}
+    for name in names:
+        state: int | None = 0
+        for ch in name:
+            row = trans[state]
+            state = row.get(bisect_right(starts, ord(ch)) - 1)
+            if state is None:
+                break
+        matched[name] = () if state is None else tuple(sorted(i for i in labels[state] if i < n))
+    return out, matched
+
+
+@lru_cache(maxsize=256)
+def intersect(a: Expr, b: Expr) -> Expr:
+    """The words both decoded expressions match (Gemma 4's bare keys of a key class)."""
+    trans, labels, starts = build_labeled_dfa((a, b))
+    return dfa_expr(trans, {s for s, lab in enumerate(labels) if len(lab) == 2}, starts)

@@ -81,28 +81,33 @@ def pattern_to_ir(
     try:
         if length == (0, None):
             return _pattern_ir(pattern, char)
-        decoded = restrict_length(_pattern_ir(pattern, _one_char), length[0], length[1], pattern)
+        decoded = restrict_length(_pattern_ir(pattern, decoded_char), length[0], length[1], pattern)
         if decoded is None:
             raise UnsupportedSchemaError(f"no string of length {length[0]}..{length[1]} matches pattern {pattern!r}")
-        return _spell(decoded, char)
+        return spell(decoded, char)
     except UnsupportedSchemaError as exc:
         raise UnsupportedSchemaError(exc.message, path) from None
 
 
-def _one_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
-    """One decoded character (the spelling of the length-restricted patterns, re-spelled after)."""
+def decoded_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
+    """One decoded character (the spelling of the length-restricted patterns and of key patterns,
+    re-spelled after by :func:`spell`)."""
     return Chars(ranges, False)
 
 
-def _spell(e: Expr, char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
+def spell(e: Expr, char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
+    """A decoded regular expression (of :class:`Chars`, literals, sequences, choices, repetitions)
+    with each character spelled by ``char(ranges)``, as a value syntax writes it."""
     if isinstance(e, Chars):
-        return char(e.ranges)
+        return char(e.ranges if not e.negated else _negate(tuple(sorted(e.ranges))))
+    if isinstance(e, Lit):
+        return seq(*(char(((ord(ch), ord(ch)),)) for ch in e.text))
     if isinstance(e, Seq):
-        return seq(*(_spell(i, char) for i in e.items))
+        return seq(*(spell(i, char) for i in e.items))
     if isinstance(e, Alt):
-        return alt(*(_spell(i, char) for i in e.items))
+        return alt(*(spell(i, char) for i in e.items))
     if isinstance(e, Rep):
-        return Rep(_spell(e.item, char), e.min, e.max)
+        return Rep(spell(e.item, char), e.min, e.max)
     return e  # EMPTY
 
 

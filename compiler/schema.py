@@ -8,7 +8,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import SchemaError, UnsupportedSchemaError
+from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from .keywords import with_status
 
 # Keywords by what toolgram does with them: the one registry is :mod:`.keywords`.
@@ -228,7 +228,7 @@ def _meet_types(a: Any, b: Any, path: str) -> Any:
     if "number" in sa and "integer" in sb or "number" in sb and "integer" in sa:
         out.add("integer")
     if not out:
-        raise SchemaError(f"allOf admits no value: type {a!r} and type {b!r} share none", f"{path}.type")
+        raise EmptySchemaError(f"allOf admits no value: type {a!r} and type {b!r} share none", f"{path}.type")
     order = [t for t in (*(a if isinstance(a, list) else [a]), "integer") if t in out]
     order = list(dict.fromkeys(order))
     return order[0] if len(order) == 1 else order
@@ -251,9 +251,9 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
         mine = out[k]
         if k == "type":
             out[k] = _meet_types(mine, v, path)
-        elif k == "properties":
+        elif k in ("properties", "patternProperties"):
             if not isinstance(mine, dict) or not isinstance(v, dict):
-                raise SchemaError("properties must be an object mapping names to schemas", f"{path}.properties")
+                raise SchemaError(f"{k} must be an object mapping names to schemas", f"{path}.{k}")
             both = {**mine}
             for name, sub in v.items():
                 both[name] = sub if name not in both or both[name] == sub else {"allOf": [both[name], sub]}
@@ -287,9 +287,10 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
     if len(sides) == 2 and all(isinstance(s, list) for s in sides):
         values = _meet_values(sides[0], sides[1])
         if not values:
-            raise SchemaError("allOf admits no value: its enum/const values have none in common", path)
+            raise EmptySchemaError("allOf admits no value: its enum/const values have none in common", path)
         out.pop("const", None)
         out["enum"] = values
+    _check_bounds(out, path)
     # an explicit additionalProperties false admits no name its own properties do not declare
     for side in (a, b):
         if side.get("additionalProperties") is False and isinstance(out.get("properties"), dict):
@@ -297,9 +298,27 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
             gone = [n for n in out["properties"] if n not in own]
             for n in gone:
                 if n in (out.get("required") or []):
-                    raise SchemaError(f"allOf admits no value: {n!r} is required but not allowed", path)
+                    raise EmptySchemaError(f"allOf admits no value: {n!r} is required but not allowed", path)
                 del out["properties"][n]
     return out
+
+
+def _check_bounds(schema: dict[str, Any], path: str) -> None:
+    """A meet whose tightened bounds cross (``minItems`` 1 from one side, ``maxItems`` 0 from the other)
+    admits no value: an :class:`EmptySchemaError` (one side alone with crossed bounds is malformed: a
+    :class:`SchemaError` from the value rules)."""
+    for lo_k, hi_k in (("minLength", "maxLength"), ("minItems", "maxItems"), ("minProperties", "maxProperties")):
+        lo, hi = schema.get(lo_k), schema.get(hi_k)
+        if _plain_number(lo) and _plain_number(hi) and lo > hi:
+            raise EmptySchemaError(f"allOf admits no value: {lo_k} {lo} and {hi_k} {hi}", f"{path}.{hi_k}")
+    lows = [(schema[k], k == "exclusiveMinimum") for k in ("minimum", "exclusiveMinimum")
+            if _plain_number(schema.get(k))]
+    highs = [(schema[k], k == "exclusiveMaximum") for k in ("maximum", "exclusiveMaximum")
+             if _plain_number(schema.get(k))]
+    for lo, lo_x in lows:
+        for hi, hi_x in highs:
+            if lo > hi or (lo == hi and (lo_x or hi_x)):
+                raise EmptySchemaError(f"allOf admits no value: no number is at least {lo} and at most {hi}", path)
 
 
 def _plain_number(v: Any) -> bool:
@@ -315,7 +334,7 @@ def flatten(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = 
         if s is True or s == {}:
             return
         if s is False:
-            raise SchemaError("schema 'false' admits no value", where)
+            raise EmptySchemaError("schema 'false' admits no value", where)
         if not isinstance(s, dict):
             raise SchemaError("a schema must be an object or a boolean", where)
         rest = dict(s)

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any, Literal
 
-from ..errors import SchemaError, UnsupportedSchemaError
+from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
 from .formats import format_pattern
 from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
-from .keys import gemma_quoted_body, json_key_body, plain_name, python_key_body
-from .regex import json_char, pattern_to_ir, python_char, raw_char
+from .keys import KeyClass, gemma_quoted_body, intersect, json_key_body, key_classes, plain_name, python_key_body
+from .regex import decoded_char, json_char, pattern_to_ir, python_char, raw_char, spell
 from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, type_hint
 
 Syntax = Literal["json", "python", "gemma"]
@@ -71,6 +72,7 @@ _QUOTE_NAMES = {"'": "sq", '"': "dq"}
 GEMMA_KEY_RULE = "empty, whitespace, a control character, ':', ',', a bracket, a quote, '<' or '>'"
 #: a bare Gemma 4 key and its colon (undeclared members, any-value objects)
 GEMMA_KEY_CHAR = Chars.of(gemma_text.KEY_EXCLUDED, negated=True)
+GEMMA_BARE_KEY = Rep(GEMMA_KEY_CHAR, 1, None)
 GEMMA_ANYKEY = Token(seq(alt(Rep(GEMMA_KEY_CHAR, 1, None),
                             seq(Lit(gemma_text.QUOTE), Until((gemma_text.QUOTE,)), Lit(gemma_text.QUOTE))),
                         Lit(":")), "ANYKEY")
@@ -485,18 +487,65 @@ class ValueBuilder:
         return first
 
     def obj(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
-        props, required, _ = object_shape(schema, self.ctx, path)
-        extra = self._additional(schema, path, hint)
+        keys = object_keys(schema, self.ctx, path)
         members = []
-        for k, sub in props.items():
+        for k, sub in keys.props.items():
             if self.syntax == "gemma" and not gemma_text.writable_key(k):
                 raise SchemaError(f"property name {k!r} cannot stand bare in Gemma 4's syntax ({GEMMA_KEY_RULE})",
                                   f"{path}.properties")
-            v = self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}")
-            members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in required))
-        extra_member = (self.any_key(tuple(props)), extra) if extra is not None else None
-        body = self.members_body(schema, path, members, self.punct(","), extra_member, hint)
+            v = self.met_value(sub, f"{path}.properties.{k}", f"{hint}-{k}") if k in keys.met else \
+                self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}")
+            if v is None and k in keys.required:
+                raise EmptySchemaError(f"required property {k!r} admits no value (its schema and the patternProperties "
+                                  "it matches share none): no object is valid", f"{path}.properties.{k}")
+            if v is not None:
+                members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in keys.required))
+        body = self.members_body(schema, path, members, self.punct(","), self.extra_members(keys, hint), hint)
         return seq(self.open_("{"), body, self.close_("}"))
+
+    def extra_members(self, keys: ObjectKeys, hint: str) -> tuple[Expr, Expr] | None:
+        """``(key, value)`` of an undeclared member (:meth:`object_body`'s ``extra``): any key but a declared
+        one with the ``additionalProperties`` value, or, with ``patternProperties``, a choice of key classes,
+        each with its value; None when the object takes no undeclared key."""
+        classes = keys.classes()
+        if not classes:
+            return None
+        if classes[0][0] is None:
+            _, schema, where = classes[0]
+            value = self.any_value() if schema is True else self.value(schema, where, f"{hint}-extra")
+            return self.any_key(tuple(keys.props)), value
+        out = []
+        for n, (decoded, schema, where) in enumerate(classes):
+            value = self.any_value() if schema is True else self.met_value(schema, where, f"{hint}-x{n}")
+            if value is not None:  # keys whose patterns' schemas admit no value in common cannot appear
+                out.append(seq(self.class_key(decoded), value))  # type: ignore[arg-type]
+        return (EMPTY, alt(*out)) if out else None
+
+    def met_value(self, schema: Any, path: str, hint: str) -> Expr | None:
+        """:meth:`value` of a schema toolgram met from several (``allOf`` of a property and the patterns its
+        name matches, or of patterns); None when they admit no value in common (the key cannot appear)."""
+        try:
+            return self.value(schema, path, hint)
+        except EmptySchemaError:
+            return None
+
+    def class_key(self, decoded: Expr) -> Expr:
+        """A key of one class (a decoded expression: :func:`.keys.key_classes`) and its colon, as one token.
+        Characters are written as the writer writes them (a pattern-constrained string's rule); Gemma 4's
+        keys bare where they can be, else quoted (without ``<``)."""
+        colon = self.punct(":").expr
+        if self.syntax == "json":
+            key = seq(Lit('"'), spell(decoded, json_char), Lit('"'))
+        elif self.syntax == "python":
+            key = alt(*(seq(Lit(q), spell(decoded, python_char(q)), Lit(q)) for q in "'\""))
+        else:
+            q = Lit(gemma_text.QUOTE)
+            key = seq(q, spell(decoded, raw_char("<")), q)
+            bare = intersect(decoded, GEMMA_BARE_KEY)
+            if bare != Chars(()):
+                key = alt(bare, key)
+            colon = Lit(":")
+        return Token(seq(key, colon), "ANYKEY")
 
     def members_body(self, schema: dict[str, Any], path: str, members: list[tuple[Expr, Expr, bool]], sep: Expr,
                      extra: tuple[Expr, Expr] | None, hint: str) -> Expr:
@@ -545,14 +594,6 @@ class ValueBuilder:
                                                                                            for x in needs}
         return out
 
-    def _additional(self, schema: dict[str, Any], path: str, hint: str) -> Expr | None:
-        extra = object_shape(schema, self.ctx, path)[2]
-        if extra is False:
-            return None
-        if extra is True:
-            return self.any_value()
-        return self.value(extra, f"{path}.additionalProperties", f"{hint}-extra")
-
     def array(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         prefix = schema.get("prefixItems") or []
         if not isinstance(prefix, list):
@@ -577,7 +618,12 @@ class ValueBuilder:
             tail_item = None
         else:
             where = f"{path}.additionalItems" if prefix_key == "items" else f"{path}.items"
-            tail_item = self.value(items if isinstance(items, dict) else {}, where, f"{hint}-item")
+            try:
+                tail_item = self.value(items if isinstance(items, dict) else {}, where, f"{hint}-item")
+            except EmptySchemaError:
+                if lo > len(prefix):
+                    raise
+                tail_item = None  # no item admits a value: the array ends after its prefix (as items: false)
         n_prefix = len(elems)
         if n_prefix:
             members = [(EMPTY, e, i < lo) for i, e in enumerate(elems)]
@@ -644,7 +690,7 @@ class ValueBuilder:
         if schema is True or schema == {}:
             return self.any_value()
         if schema is False:
-            raise SchemaError("schema 'false' admits no value", path)
+            raise EmptySchemaError("schema 'false' admits no value", path)
         if not isinstance(schema, dict):
             raise SchemaError("a schema must be an object or a boolean", path)
         self.ctx.check_keywords(schema, path)
@@ -709,7 +755,7 @@ class ValueBuilder:
                 self.ctx.unsupported("not", path)  # a number that is not an integer: no grammar here
                 return rest
             if not allowed:
-                raise SchemaError("the schema admits no value: 'not' excludes every type it allows", f"{path}.not")
+                raise EmptySchemaError("the schema admits no value: 'not' excludes every type it allows", f"{path}.not")
             return {**rest, "type": allowed if len(allowed) > 1 else allowed[0]}
         values = [neg["const"]] if "const" in neg else neg["enum"] if isinstance(neg.get("enum"), list) else None
         if values is None or "type" in keys or not all(v is None or isinstance(v, bool) for v in values):
@@ -722,7 +768,7 @@ class ValueBuilder:
         if "boolean" in allowed and bools:
             branches.append({**rest, "type": "boolean", "enum": bools})
         if not branches:
-            raise SchemaError("the schema admits no value: 'not' excludes all of it", f"{path}.not")
+            raise EmptySchemaError("the schema admits no value: 'not' excludes all of it", f"{path}.not")
         return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
     def _ref(self, schema: dict[str, Any], path: str) -> Expr:
@@ -953,7 +999,7 @@ def enum_values(schema: dict[str, Any], path: str) -> list[Any]:
     kept = [v for v in values if admits(schema, v)]
     if not kept:
         where = f"{path}.const" if "const" in schema else f"{path}.enum"
-        raise SchemaError("no const/enum value satisfies the schema's other keywords", where)
+        raise EmptySchemaError("no const/enum value satisfies the schema's other keywords", where)
     return kept
 
 
@@ -1068,22 +1114,125 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
     extra: Any = ap not in (None, False) or (ap is None and "properties" not in schema)
     if isinstance(ap, dict) and ap:
         extra = ap
-    if ctx.permissive and ("patternProperties" in schema
-                           or (ap is None and any(k in schema for k in _KEY_ADMITTING))):
+    if ctx.permissive and ap is None and any(k in schema for k in _KEY_ADMITTING):
         extra = True
     undeclared = [name for name in dict.fromkeys(req) if name not in props]
     if undeclared:
-        if ap is False:
+        if ap is False and "patternProperties" not in schema:
             raise SchemaError(f"required property {undeclared[0]!r} is not in properties and "
                               "additionalProperties is false: no object is valid", f"{path}.required")
-        value = ap if isinstance(ap, dict) and "patternProperties" not in schema else {}
+        value = ap if isinstance(ap, dict) else {}
         props = {**props, **{name: value for name in undeclared}}
     return props, required, extra
 
 
+@dataclass
+class ObjectKeys:
+    """An object schema's keys: the declared members (``properties`` and undeclared ``required`` names, each
+    schema met with the ``patternProperties`` its name matches), and the undeclared keys by class
+    (:func:`.keys.key_classes`): those matching some patterns take their schemas, the others the
+    ``additionalProperties`` one.  Without ``patternProperties`` there is one class, "any name but a declared
+    one" (``decoded`` None), when ``extra`` allows it."""
+
+    props: dict[str, Any]
+    required: set[str]
+    extra: Any  # False, True (any value) or the additionalProperties schema
+    path: str
+    patterns: tuple[tuple[str, Any, Expr], ...] = ()  # (pattern, schema, decoded expression)
+    met: frozenset[str] = frozenset()  # the declared names whose schema was met with patterns
+    ctx: SchemaContext | None = None
+
+    def classes(self, allowed: Expr | None = None) -> list[tuple[Expr | None, Any, str]]:
+        """``(decoded key expression or None, value schema (True: any), its path)`` per class of undeclared
+        keys; ``allowed``: the names the syntax can write (None: any text)."""
+        if not self.patterns:
+            return [(None, self.extra, f"{self.path}.additionalProperties")] if self.extra is not False else []
+        found, _ = _key_classes(tuple(self.props), tuple(p[2] for p in self.patterns), self.extra is not False,
+                                allowed)
+        out = []
+        for kc in found:
+            if not kc.matches:
+                out.append((kc.decoded, self.extra, f"{self.path}.additionalProperties"))
+                continue
+            schemas = [self.patterns[i][1] for i in kc.matches]
+            if any(sub is False for sub in schemas):
+                continue  # a key matching a pattern whose schema is false cannot appear
+            where = f"{self.path}.patternProperties" + (f".{self.patterns[kc.matches[0]][0]}"
+                                                        if len(kc.matches) == 1 else "")
+            schema = schemas[0] if len(schemas) == 1 else _met({"allOf": schemas}, self.ctx, where, self.path)
+            if schema is not None:  # (None: the patterns' schemas share no value; such keys cannot appear)
+                out.append((kc.decoded, schema, where))
+        return out
+
+
+@lru_cache(maxsize=256)
+def _key_classes(declared: tuple[str, ...], patterns: tuple[Expr, ...], extra: bool,
+                 allowed: Expr | None) -> tuple[list[KeyClass], dict[str, tuple[int, ...]]]:
+    return key_classes(declared, patterns, extra, allowed)
+
+
+def object_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> ObjectKeys:
+    """:func:`object_shape` with ``patternProperties``: a key matching a pattern takes its schema (two
+    patterns: both), a declared one too; the others fall to ``additionalProperties``.  A pattern no grammar
+    can hold is refused with its path (``--permissive``: relaxed, any extra key and value admitted)."""
+    props, required, extra = object_shape(schema, ctx, path)
+    pp = schema.get("patternProperties")
+    if pp is None:
+        return ObjectKeys(props, required, extra, path)
+    if not isinstance(pp, dict):
+        raise SchemaError("patternProperties must be an object mapping patterns to schemas",
+                          f"{path}.patternProperties")
+    try:
+        patterns = tuple((p, sub, pattern_to_ir(p, decoded_char, f"{path}.patternProperties.{p}"))
+                         for p, sub in pp.items())
+        _, matched = _key_classes(tuple(props), tuple(p[2] for p in patterns), False, None)
+    except UnsupportedSchemaError as exc:
+        if not ctx.permissive:
+            raise UnsupportedSchemaError(exc.message, exc.path or f"{path}.patternProperties") from None
+        ctx.unsupported("patternProperties", path)
+        return ObjectKeys(props, required, True, path)
+    declared = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    met: dict[str, Any] = {}
+    for name, sub in props.items():
+        own = [patterns[i][1] for i in matched.get(name, ())]
+        if name not in declared:  # a required name properties does not declare: the patterns decide, else
+            sub = own[0] if len(own) == 1 else {"allOf": own} if own else sub  # additionalProperties
+            if not own and schema.get("additionalProperties") is False:
+                raise SchemaError(f"required property {name!r} is in no properties, matches no patternProperties "
+                                  "and additionalProperties is false: no object is valid", f"{path}.required")
+        elif own:
+            sub = {"allOf": [sub, *own]}
+        if isinstance(sub, dict) and "allOf" in sub and own:
+            sub = _met(sub, ctx, f"{path}.properties.{name}", path)
+            if sub is None and name in required:
+                raise EmptySchemaError(f"required property {name!r} admits no value (its schema and the "
+                                       "patternProperties it matches share none): no object is valid",
+                                       f"{path}.properties.{name}")
+        if sub is not None:  # (None: no value fits; the key cannot appear)
+            met[name] = sub
+    return ObjectKeys(met, required, extra, path, patterns,
+                      frozenset(n for n in met if matched.get(n) or n not in declared), ctx)
+
+
+def _met(schema: dict[str, Any], ctx: SchemaContext | None, path: str, where: str) -> Any:
+    """An ``allOf`` toolgram wrote (a property and the patterns its name matches) merged into one schema, as
+    the call syntaxes that type values by their schema need it; None when the parts share no value.  Parts
+    that cannot be merged (two ``pattern``s) are refused, or under ``--permissive`` the first part alone is
+    kept (a superset) and ``patternProperties`` of the object at ``where`` is listed as relaxed."""
+    try:
+        return merge_all_of(schema, path, ctx)
+    except EmptySchemaError:
+        return None
+    except UnsupportedSchemaError:
+        if ctx is None or not ctx.permissive:
+            raise
+        ctx.unsupported("patternProperties", where)
+        return schema["allOf"][0]
+
+
 def _infer_type(schema: dict[str, Any]) -> str | None:
     if any(k in schema for k in ("properties", "additionalProperties", "required", "minProperties", "maxProperties",
-                                 "dependentRequired", "dependencies")):
+                                 "dependentRequired", "dependencies", "patternProperties")):
         return "object"
     if "items" in schema or "prefixItems" in schema or "minItems" in schema or "maxItems" in schema:
         return "array"

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..grammars.syntax import xml_elements
 from .diagnostics import Diagnostic
-from .values import convert_xml_value, resolve_ref, schema_types
+from .values import convert_xml_value, member_schema, resolve_ref, schema_types
 
 
 def convert_element_value(raw: str, schema: Any, *, ns: str, lenient: bool = True, root: Any = None,
@@ -41,10 +41,9 @@ def convert_element_value(raw: str, schema: Any, *, ns: str, lenient: bool = Tru
                     out.append(v)
                     diags += d
                 return out, diags
-            extra = target.get("additionalProperties")
             obj: dict[str, Any] = {}
             for key, text in elems:
-                sub = props.get(key, extra if isinstance(extra, dict) else None)
+                sub = member_schema(target, key)
                 v, d = convert_element_value(text, sub, ns=ns, lenient=lenient, root=root, name=key,
                                              offset=offset, hint=hint)
                 diags += d

@@ -19,9 +19,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
+from ..compiler.dfa import DfaLimit, dfa_regex
+from ..compiler.regex import decoded_char, pattern_to_ir
 from ..compiler.schema import TYPE_ALIASES, follow_pointer
 from ..errors import ToolgramError
 from ..grammars.syntax import gemma_text
@@ -191,8 +195,24 @@ def member_schema(params: Any, key: str) -> Any:
     props = params.get("properties")
     if isinstance(props, dict) and key in props:
         return props[key]
+    patterns = params.get("patternProperties")
+    if isinstance(patterns, dict):
+        for pattern, schema in patterns.items():
+            if isinstance(pattern, str) and key_pattern(pattern)(key):
+                return schema  # the first pattern's (a grammar admits no key whose patterns' types differ)
     extra = params.get("additionalProperties")
     return extra if isinstance(extra, dict) and extra else None
+
+
+@lru_cache(maxsize=256)
+def key_pattern(pattern: str) -> Callable[[str], bool]:
+    """Whether a key matches a ``patternProperties`` pattern, read as the compiler reads it (its decoded
+    expression, as an unambiguous Python regex); a pattern the compiler cannot read matches nothing."""
+    try:
+        rx = re.compile(dfa_regex(pattern_to_ir(pattern, decoded_char, "")))
+    except (ToolgramError, DfaLimit):
+        return lambda key: False
+    return lambda key: rx.fullmatch(key) is not None
 
 
 def _value_type(value: Any) -> str:

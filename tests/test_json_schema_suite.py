@@ -70,7 +70,7 @@ def toolgram_reading(schema: Any) -> Any:
     out = {k: (v if k in ("enum", "const", "required") else toolgram_reading(v)) for k, v in schema.items()}
     if isinstance(schema.get("properties"), dict):
         out["properties"] = {k: toolgram_reading(v) for k, v in schema["properties"].items()}
-        if "additionalProperties" not in schema and "patternProperties" not in schema:
+        if "additionalProperties" not in schema:
             extra = {k: {} for k in schema.get("required", []) if k not in schema["properties"]}
             out["properties"] = {**out["properties"], **extra}
             out["additionalProperties"] = False

@@ -20,6 +20,12 @@ class SchemaError(ToolgramError):
     """A tool's JSON schema is invalid."""
 
 
+class EmptySchemaError(SchemaError):
+    """A schema that admits no value: its keywords contradict each other (``allOf`` of two types, an
+    ``enum`` its other keywords reject, ``false``).  Where toolgram meets schemas itself (a property and
+    the ``patternProperties`` its name matches, an array's items) such a part just cannot appear."""
+
+
 class UnsupportedSchemaError(ToolgramError):
     """A schema feature that cannot be enforced in the grammar (and no permissive fallback was asked)."""
 
