@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from ..errors import UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
-from .dfa import DfaLimit, build_labeled_dfa, dfa_expr
+from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr
 from .ir import EMPTY, Chars, Expr, Lit, Rep, Until, alt, opt, seq
 
 Trie = dict  # char -> Trie; the key "" marks a complete name (characters are never "")
@@ -264,3 +264,19 @@ def intersect(a: Expr, b: Expr) -> Expr:
     """The words both decoded expressions match (Gemma 4's bare keys of a key class)."""
     trans, labels, starts = build_labeled_dfa((a, b))
     return dfa_expr(trans, {s for s, lab in enumerate(labels) if len(lab) == 2}, starts)
+
+
+@lru_cache(maxsize=256)
+def _dfa(e: Expr) -> tuple[list[dict[int, int]], set[int], list[int]]:
+    return build_dfa(e)
+
+
+def matches(e: Expr, word: str) -> bool:
+    """Whether the decoded expression ``e`` matches ``word`` (a declared name against ``propertyNames``)."""
+    trans, accepting, starts = _dfa(e)
+    state: int | None = 0
+    for ch in word:
+        state = trans[state].get(bisect_right(starts, ord(ch)) - 1)
+        if state is None:
+            return False
+    return state in accepting

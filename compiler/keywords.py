@@ -29,7 +29,7 @@ KEYWORDS: dict[str, str] = {
     "properties": "enforced", "required": "enforced", "additionalProperties": "enforced",
     "minProperties": "enforced", "maxProperties": "enforced",
     "dependentRequired": "enforced", "dependencies": "enforced",
-    "patternProperties": "enforced", "propertyNames": "unsupported", "dependentSchemas": "unsupported",
+    "patternProperties": "enforced", "propertyNames": "enforced", "dependentSchemas": "unsupported",
     "unevaluatedProperties": "unsupported",
     # -- arrays
     "items": "enforced", "prefixItems": "enforced", "minItems": "enforced", "maxItems": "enforced",
@@ -58,6 +58,8 @@ NOTES: dict[str, str] = {
     "additionalItems": "enforced with the array form of `items` (draft 7); otherwise unsupported",
     "additionalProperties": "an extra key is never a declared name; absent means none when `properties` is present",
     "properties": "members in `properties` order unless `--any-order`",
+    "propertyNames": "its `pattern`, `minLength`/`maxLength`, `enum`/`const` (every key, declared ones too); "
+                     "other keywords in it: unsupported",
     "patternProperties": "a key takes the schemas of the patterns it matches (one DFA over names and patterns); "
                          "a pattern no grammar holds: unsupported",
     "required": "a name `properties` does not declare is a member with any value",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any, Literal
@@ -17,8 +17,17 @@ from typing import Any, Literal
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
 from .formats import format_pattern
-from .ir import EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
-from .keys import KeyClass, gemma_quoted_body, intersect, json_key_body, key_classes, plain_name, python_key_body
+from .ir import ANY, EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
+from .keys import (
+    KeyClass,
+    gemma_quoted_body,
+    intersect,
+    json_key_body,
+    key_classes,
+    matches,
+    plain_name,
+    python_key_body,
+)
 from .regex import decoded_char, json_char, pattern_to_ir, python_char, raw_char, spell
 from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, type_hint
 
@@ -1093,9 +1102,10 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
     ``properties`` at all, which llama.cpp and OpenAI read as "any object".  A required name that
     ``properties`` does not declare is a member with any value (the ``additionalProperties`` schema
     when there is one), after the declared ones; with ``additionalProperties: false`` no object is
-    valid: a :class:`SchemaError`.  Under ``--permissive`` a relaxed keyword never narrows: a relaxed
-    ``patternProperties`` admits any extra key and value, and so do relaxed keywords that could
-    admit keys (:data:`_KEY_ADMITTING`) when ``additionalProperties`` is absent.
+    valid: a :class:`SchemaError` (unless ``patternProperties`` may give it: :func:`object_keys`).  Under
+    ``--permissive`` a relaxed keyword never narrows: relaxed keywords that could admit keys
+    (:data:`_KEY_ADMITTING`) admit any extra key and value when ``additionalProperties`` is absent (a relaxed
+    ``patternProperties``: :func:`object_keys`).
     """
     props = schema.get("properties")
     if props is None:
@@ -1141,12 +1151,15 @@ class ObjectKeys:
     patterns: tuple[tuple[str, Any, Expr], ...] = ()  # (pattern, schema, decoded expression)
     met: frozenset[str] = frozenset()  # the declared names whose schema was met with patterns
     ctx: SchemaContext | None = None
+    names: Expr | None = None  # the decoded names propertyNames admits (None: any)
 
     def classes(self, allowed: Expr | None = None) -> list[tuple[Expr | None, Any, str]]:
         """``(decoded key expression or None, value schema (True: any), its path)`` per class of undeclared
         keys; ``allowed``: the names the syntax can write (None: any text)."""
-        if not self.patterns:
+        if not self.patterns and self.names is None:
             return [(None, self.extra, f"{self.path}.additionalProperties")] if self.extra is not False else []
+        if self.names is not None:
+            allowed = self.names if allowed is None else intersect(allowed, self.names)
         found, _ = _key_classes(tuple(self.props), tuple(p[2] for p in self.patterns), self.extra is not False,
                                 allowed)
         out = []
@@ -1172,9 +1185,65 @@ def _key_classes(declared: tuple[str, ...], patterns: tuple[Expr, ...], extra: b
 
 
 def object_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> ObjectKeys:
-    """:func:`object_shape` with ``patternProperties``: a key matching a pattern takes its schema (two
-    patterns: both), a declared one too; the others fall to ``additionalProperties``.  A pattern no grammar
-    can hold is refused with its path (``--permissive``: relaxed, any extra key and value admitted)."""
+    """:func:`object_shape` with ``patternProperties`` and ``propertyNames``: a key matching a pattern takes
+    its schema (two patterns: both), a declared one too; the others fall to ``additionalProperties``; every key
+    (declared ones too) must be a name ``propertyNames`` admits.  A pattern no grammar can hold is refused
+    with its path (``--permissive``: relaxed, a superset)."""
+    keys = _pattern_keys(schema, ctx, path)
+    pn = schema.get("propertyNames")
+    if pn is None or pn is True or pn == {}:
+        return keys
+    names = _property_names(pn, ctx, path)
+    if names is None:
+        return keys
+    props = {n: sub for n, sub in keys.props.items() if matches(names, n)}
+    for n in keys.props:
+        if n not in props and n in keys.required:
+            raise EmptySchemaError(f"required property {n!r} is not a name propertyNames admits: no object is valid",
+                                   f"{path}.required")
+    return replace(keys, props=props, names=names, met=keys.met & set(props))
+
+
+#: the keywords a ``propertyNames`` schema may use (a key is a string: its name language is regular)
+_NAME_KEYWORDS = frozenset({"type", "pattern", "minLength", "maxLength", "enum", "const"})
+
+
+def _property_names(pn: Any, ctx: SchemaContext, path: str) -> Expr | None:
+    """The decoded names ``propertyNames`` admits (:func:`.keys.key_classes`' ``allowed``); None when it was
+    relaxed (``--permissive``: any name, a superset)."""
+    where = f"{path}.propertyNames"
+    if isinstance(pn, dict) and "$ref" in pn:
+        pn = ctx.deref(pn, where)
+    if pn is False:
+        return Chars(())  # no name: the object is empty
+    if not isinstance(pn, dict):
+        raise SchemaError("propertyNames must be a schema (an object or a boolean)", where)
+    other = [k for k in pn if k not in _NAME_KEYWORDS and (k not in ANNOTATIONS or k == "format")]
+    if pn.get("type", "string") not in ("string", ["string"]):
+        other.insert(0, "type")
+    try:
+        if other:
+            raise UnsupportedSchemaError(f"propertyNames: {other[0]!r} cannot be enforced on key names",
+                                         f"{where}.{other[0]}")
+        lo, hi = length_bounds(pn, where)
+        if "pattern" in pn:
+            lang = pattern_to_ir(pn["pattern"], decoded_char, f"{where}.pattern", (lo, hi))
+        else:
+            lang = Rep(ANY, lo, hi)
+        if "const" in pn or "enum" in pn:
+            values = [pn["const"]] if "const" in pn else enum_values(pn, where)
+            words = [v for v in values if isinstance(v, str)]
+            lang = intersect(alt(*(Lit(w) for w in words)), lang) if words else Chars(())
+        return lang
+    except UnsupportedSchemaError:
+        if not ctx.permissive:
+            raise
+        ctx.unsupported("propertyNames", path)
+        return None
+
+
+def _pattern_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> ObjectKeys:
+    """:func:`object_keys` before ``propertyNames``."""
     props, required, extra = object_shape(schema, ctx, path)
     pp = schema.get("patternProperties")
     if pp is None:
@@ -1232,7 +1301,7 @@ def _met(schema: dict[str, Any], ctx: SchemaContext | None, path: str, where: st
 
 def _infer_type(schema: dict[str, Any]) -> str | None:
     if any(k in schema for k in ("properties", "additionalProperties", "required", "minProperties", "maxProperties",
-                                 "dependentRequired", "dependencies", "patternProperties")):
+                                 "dependentRequired", "dependencies", "patternProperties", "propertyNames")):
         return "object"
     if "items" in schema or "prefixItems" in schema or "minItems" in schema or "maxItems" in schema:
         return "array"

@@ -1,5 +1,6 @@
-"""``patternProperties`` (issue 22): a key matching a pattern takes its schema (two patterns: both), a declared
-name too; the other undeclared keys fall to ``additionalProperties``.
+"""``patternProperties`` and ``propertyNames`` (issue 22): a key matching a pattern takes its schema (two patterns:
+both), a declared name too; the other undeclared keys fall to ``additionalProperties``; every key (declared ones
+too) must be a name ``propertyNames`` admits.
 
 Every subset of a few keys is rendered as a call in each call syntax (JSON object, pythonic keywords, XML raw
 names, Gemma 4, MiniMax-M3 elements) and checked with xgrammar (EBNF), llama.cpp (GBNF), Lark and the strict
@@ -78,6 +79,12 @@ CASES = {
     # a required key that properties does not declare, given by a pattern; and counted members
     "required_by_pattern": {"patternProperties": {"^x": INTS}, "required": ["x1"], "additionalProperties": False},
     "counted": {"properties": {"a": INTS}, "patternProperties": {"^x|^y": INTS}, "maxProperties": 2},
+    # propertyNames: a pattern beside patternProperties, an enum over declared names, a length
+    "names_pattern": {"patternProperties": {"^x": INTS}, "propertyNames": {"pattern": "^[a-x]"},
+                      "additionalProperties": BOOLS},
+    "names_declared": {"properties": {"a": INTS, "b": INTS}, "required": ["a"],
+                       "propertyNames": {"enum": ["a", "x1"]}, "additionalProperties": True},
+    "names_length": {"propertyNames": {"maxLength": 1, "type": "string"}},
 }
 
 
@@ -109,6 +116,17 @@ def test_unenforceable_pattern_is_refused_with_its_path() -> None:
     bundle = compile("hermes", [tool("f", params)], dialect="lark", permissive=True)
     assert bundle.relaxed == [{"path": "$[0].function.parameters.patternProperties",
                                "feature": "patternProperties"}]
+
+
+def test_property_names_unsupported_keyword() -> None:
+    params = {"type": "object", "propertyNames": {"format": "email"}}
+    with pytest.raises(ToolgramError, match=r"parameters\.propertyNames\.format"):
+        compile("hermes", [tool("f", params)], dialect="lark")
+    bundle = compile("hermes", [tool("f", params)], dialect="lark", permissive=True)
+    assert bundle.relaxed == [{"path": "$[0].function.parameters.propertyNames", "feature": "propertyNames"}]
+    with pytest.raises(ToolgramError, match=r"parameters\.required"):
+        compile("hermes", [tool("f", {"type": "object", "properties": {"ab": INTS}, "required": ["ab"],
+                                      "propertyNames": {"maxLength": 1}})], dialect="lark")
 
 
 def test_key_classes_are_disjoint_and_exact() -> None:
