@@ -1,5 +1,5 @@
 """An extra key (``additionalProperties`` true, ``{}`` or a schema) is never a declared name (SPEC section 2),
-and with ``patternProperties`` it takes the schemas of the patterns it matches (issue 22).
+and with ``patternProperties`` it takes the schemas of the patterns it matches, within ``propertyNames`` (issue 22).
 
 Before, the extra-key rule was "any key": ``{"a": 9}`` passed for ``a: {"maximum": 5}`` through the
 extra rule, and a declared key could appear twice.  Checked with the real engines (xgrammar EBNF and
@@ -111,6 +111,10 @@ def schema_and_args(draw: st.DrawFn) -> tuple[dict, dict]:
         patterns = draw(st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=2, unique=True))
         params["patternProperties"] = {p: draw(value_schemas() | st.sampled_from([True, False])) for p in patterns}
         params["additionalProperties"] = draw(st.sampled_from([*AP_CHOICES, False]))
+    if draw(st.integers(0, 3)) == 0:
+        # propertyNames: every key, declared ones too, must be a name it admits
+        params["propertyNames"] = draw(st.sampled_from([{"pattern": p} for p in PATTERNS]
+                                                       + [{"maxLength": 1}, {"enum": ["a", "bc"]}]))
     # arguments: some declared keys with any value, then extra keys (some of them declared names)
     args = {n: draw(_ANY) for n in names if draw(st.booleans())}
     for k in draw(st.lists(_KEYS, max_size=2, unique=True)):
