@@ -135,7 +135,7 @@ class GrammarBuilder:
         # an extra key is none of the declared names (SPEC section 2); its value follows the
         # additionalProperties schema, or the patternProperties its key matches
         bodies = [_unless_empty(decoded is not None, lambda sub=sub, decoded=decoded, where=where: extra_member(
-                      ctx, tuple(keys.props), None if sub is True else sub, decoded, where))
+                      ctx, keys.declared, None if sub is True else sub, decoded, where))
                   for decoded, sub, where in keys.classes(allowed)]
         if any(b is not None for b in bodies):
             body = alt(*(b for b in bodies if b is not None))
@@ -380,7 +380,7 @@ class GrammarBuilder:
                 if v is not None:
                     members.append((Lit(f"{ns}<{k}>"), seq(v, Lit(f"{ns}</{k}>")), k in keys.required))
             bodies = [_unless_empty(decoded is not None, lambda sub=sub, decoded=decoded, where=where: any_member(
-                          tuple(keys.props), None if sub is True else value_of(sub, where, ctx, depth + 1), decoded))
+                          keys.declared, None if sub is True else value_of(sub, where, ctx, depth + 1), decoded))
                       for decoded, sub, where in keys.classes(ename.expr)]
             bodies = [b for b in bodies if b is not None]
             extra = (EMPTY, alt(*bodies)) if bodies else None

@@ -33,11 +33,14 @@ from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, type_hint
 
 Syntax = Literal["json", "python", "gemma"]
 
-#: Largest ``minLength``/``maxLength`` a grammar carries (llama.cpp expands a bounded repetition
-#: into one rule per count, and Python's ``re`` caps counts at 2**32).
-MAX_LENGTH = 1_000
-#: Largest ``minItems``/``maxItems`` (arrays repeat a whole value rule).
-MAX_ITEMS = 100
+#: Largest ``minLength``/``maxLength`` a grammar carries: xgrammar and Lark's regexes count natively;
+#: GBNF writes long repetitions as chunks of at most 1,000 (llama.cpp's own expansion ignores bounds
+#: above 2,000: ``[a-z]{0,5000}`` accepts 5,001 characters in llama-cpp-python 0.3.36).
+MAX_LENGTH = 100_000
+#: Largest ``minItems``/``maxItems`` (arrays repeat a whole value rule; the same forms as strings).
+MAX_ITEMS = 10_000
+#: Largest ``minProperties``/``maxProperties`` (the member sequence is expanded per count).
+MAX_PROPERTIES = 100
 #: Most multiples an integer ``multipleOf`` with bounds spells out.
 MAX_MULTIPLES = 1_000
 #: Most member states of one object (``minProperties``/``maxProperties``/``dependentRequired`` expansion).
@@ -522,7 +525,7 @@ class ValueBuilder:
         if classes[0][0] is None:
             _, schema, where = classes[0]
             value = self.any_value() if schema is True else self.value(schema, where, f"{hint}-extra")
-            return self.any_key(tuple(keys.props)), value
+            return self.any_key(keys.declared), value
         out = []
         for n, (decoded, schema, where) in enumerate(classes):
             value = self.any_value() if schema is True else self.met_value(schema, where, f"{hint}-x{n}")
@@ -560,8 +563,8 @@ class ValueBuilder:
                      extra: tuple[Expr, Expr] | None, hint: str) -> Expr:
         """:meth:`object_body`, or :meth:`counted_body` under ``minProperties``/``maxProperties`` or
         ``dependentRequired`` (``dependencies`` in its array form)."""
-        lo = count(schema, "minProperties", path, MAX_ITEMS)
-        hi = count(schema, "maxProperties", path, MAX_ITEMS)
+        lo = count(schema, "minProperties", path, MAX_PROPERTIES)
+        hi = count(schema, "maxProperties", path, MAX_PROPERTIES)
         deps = self._dependencies(schema, path)
         if lo is None and hi is None and not deps:
             return self.object_body(members, sep, extra, hint)
@@ -1152,6 +1155,12 @@ class ObjectKeys:
     met: frozenset[str] = frozenset()  # the declared names whose schema was met with patterns
     ctx: SchemaContext | None = None
     names: Expr | None = None  # the decoded names propertyNames admits (None: any)
+    gone: tuple[str, ...] = ()  # declared names that admit no value: neither members nor extra keys
+
+    @property
+    def declared(self) -> tuple[str, ...]:
+        """The names no undeclared key may take."""
+        return (*self.props, *self.gone)
 
     def classes(self, allowed: Expr | None = None) -> list[tuple[Expr | None, Any, str]]:
         """``(decoded key expression or None, value schema (True: any), its path)`` per class of undeclared
@@ -1160,7 +1169,7 @@ class ObjectKeys:
             return [(None, self.extra, f"{self.path}.additionalProperties")] if self.extra is not False else []
         if self.names is not None:
             allowed = self.names if allowed is None else intersect(allowed, self.names)
-        found, _ = _key_classes(tuple(self.props), tuple(p[2] for p in self.patterns), self.extra is not False,
+        found, _ = _key_classes(self.declared, tuple(p[2] for p in self.patterns), self.extra is not False,
                                 allowed)
         out = []
         for kc in found:
@@ -1201,7 +1210,8 @@ def object_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> Object
         if n not in props and n in keys.required:
             raise EmptySchemaError(f"required property {n!r} is not a name propertyNames admits: no object is valid",
                                    f"{path}.required")
-    return replace(keys, props=props, names=names, met=keys.met & set(props))
+    return replace(keys, props=props, names=names, met=keys.met & set(props),
+                   gone=(*keys.gone, *(n for n in keys.props if n not in props)))
 
 
 #: the keywords a ``propertyNames`` schema may use (a key is a string: its name language is regular)
@@ -1280,7 +1290,8 @@ def _pattern_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> Obje
         if sub is not None:  # (None: no value fits; the key cannot appear)
             met[name] = sub
     return ObjectKeys(met, required, extra, path, patterns,
-                      frozenset(n for n in met if matched.get(n) or n not in declared), ctx)
+                      frozenset(n for n in met if matched.get(n) or n not in declared), ctx,
+                      gone=tuple(n for n in props if n not in met))
 
 
 def _met(schema: dict[str, Any], ctx: SchemaContext | None, path: str, where: str) -> Any:

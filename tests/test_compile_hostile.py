@@ -298,7 +298,7 @@ def test_bare_function_objects_are_accepted(tmp_path: Path, capsys: pytest.Captu
 def test_schema_errors_are_unsupported_or_schema_errors(fmt: str) -> None:
     """The limit errors are UnsupportedSchemaError (a grammar limit); malformed values SchemaError."""
     big = [tool("t", params({"x": {"type": "string", "maxLength": 10**12}}))]
-    with pytest.raises(UnsupportedSchemaError, match="limit of 1000"):
+    with pytest.raises(UnsupportedSchemaError, match="limit of 100000"):
         compile(fmt, big, dialect="lark")
     bad = [tool("t", params({"x": {"type": "string", "minLength": 10, "maxLength": 2}}))]
     with pytest.raises(SchemaError):

@@ -124,24 +124,64 @@ def test_structural_tag_is_linear_in_the_tools(fmt: str, choice: str) -> None:
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_bounds_at_the_limits_load_in_every_engine(fmt: str, dialect: str) -> None:
     """minLength/maxLength up to MAX_LENGTH and minItems/maxItems up to MAX_ITEMS give grammars every
-    engine loads (llama.cpp refused its own expansion of long repetitions: GBNF writes them as rules)."""
+    engine loads (llama.cpp ignores its own bounds above 2,000: GBNF writes long repetitions as chunked
+    rules), and shorter bounds still hold exactly."""
     from strategies import load_in_engine, tool
     from toolgram.compiler.values import MAX_ITEMS, MAX_LENGTH
 
     schema = {"type": "object", "properties": {
         "x": {"type": "string", "minLength": 3, "maxLength": MAX_LENGTH},
+        "z": {"type": "string", "maxLength": 1000},
         "y": {"type": "array", "minItems": 2, "maxItems": MAX_ITEMS, "items": {"type": "object", "properties": {
             "a": {"type": "string", "maxLength": MAX_LENGTH},
-            "b": {"type": "array", "items": {"type": "integer"}, "maxItems": MAX_ITEMS}}}}}}
+            "b": {"type": "array", "items": {"type": "integer"}, "maxItems": 100}}}}}}
     bundle = compile(fmt, [tool("f", schema)], dialect=dialect, tool_choice="required")
     load_in_engine(bundle)
-    good = render_calls(fmt, [("f", {"x": "abc" * 300, "y": [{"a": "q", "b": [1, 2]}, {"b": list(range(MAX_ITEMS))}]})])
-    too_long = render_calls(fmt, [("f", {"x": "ab" * 501})])
-    too_many = render_calls(fmt, [("f", {"y": [{}] * (MAX_ITEMS + 1)})])
+    good = render_calls(fmt, [("f", {"x": "abc" * 300, "y": [{"a": "q", "b": [1, 2]}, {"b": list(range(100))}]})])
+    too_long = render_calls(fmt, [("f", {"z": "ab" * 501})])
+    too_many = render_calls(fmt, [("f", {"y": [{"b": list(range(101))}, {}]})])
     for engine, (ok, pos) in engine_results(bundle, good).items():
         assert ok, f"{engine} rejects at {pos}"
     for text in (too_long, too_many):
         assert not any(ok for ok, _ in engine_results(bundle, text).values())
+
+
+LONG = {"type": "object", "properties": {
+    "m": {"type": "string", "minLength": 2500, "maxLength": 4100},
+    "a": {"type": "array", "items": {"type": "integer"}, "minItems": 2001, "maxItems": 2500}}}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_long_repetitions_are_exact(fmt: str, dialect: str) -> None:
+    """Counts above llama.cpp's 2,000 (GBNF's chunks, xgrammar's and Python's native counts) hold exactly at
+    both ends, in a JSON and an XML syntax."""
+    from strategies import tool
+
+    bundle = compile(fmt, [tool("f", LONG)], dialect=dialect, tool_choice="required")
+    cases = [({"m": "y" * 2500}, True), ({"m": "y" * 4100}, True), ({"m": "y" * 3001}, True),
+             ({"m": "y" * 2499}, False), ({"m": "y" * 4101}, False),
+             ({"a": [1] * 2001}, True), ({"a": [1] * 2500}, True),
+             ({"a": [1] * 2000}, False), ({"a": [1] * 2501}, False)]
+    for args, expected in cases:
+        results = engine_results(bundle, render_calls(fmt, [("f", args)]))
+        assert all(ok == expected for ok, _ in results.values()), (args, expected, results)
+
+
+@pytest.mark.model
+def test_openvino_loads_the_longest_bounds() -> None:
+    """OpenVINO GenAI's embedded (older) xgrammar loads counts at MAX_LENGTH and MAX_ITEMS."""
+    from strategies import tool
+    from toolgram.compiler.values import MAX_ITEMS, MAX_LENGTH
+
+    from toolgram.engines import import_engine
+
+    schema = {"type": "object", "properties": {"x": {"type": "string", "maxLength": MAX_LENGTH},
+                                               "y": {"type": "array", "items": {"type": "integer"},
+                                                     "minItems": 1, "maxItems": MAX_ITEMS}}}
+    checker = import_engine("openvino")
+    checker.check_ebnf(compile("hermes", [tool("f", schema)], dialect="ebnf", tool_choice="required").grammar)
+    checker.check_structural_tag(compile("qwen3_coder", [tool("f", schema)], dialect="structural-tag").grammar)
 
 
 def _best_compile_s(fmt: str, tools: list[dict], dialect: str, repeat: int) -> float:

@@ -70,6 +70,9 @@ CASES = {
                      "additionalProperties": BOOLS},
     # a declared name that matches a pattern takes both schemas
     "declared_matches": {"properties": {"x1": INTS, "a": BOOLS}, "patternProperties": {"1$": NONPOS}},
+    # a declared name whose schema and pattern share no value: neither a member nor an extra key
+    "declared_conflict": {"properties": {"x1": INTS, "a": INTS}, "patternProperties": {"^x": BOOLS},
+                          "additionalProperties": True},
     # no properties: any other key, any value
     "open": {"patternProperties": {"^y": BOOLS}},
     # patterns whose schemas share no value: keys matching both cannot appear

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ..automaton import until_rules
 from ..factor import left_factor
-from ..ir import RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until, alt, seq
+from ..ir import EMPTY, RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until, alt, seq
 
 
 @lru_cache(maxsize=4096)
@@ -200,8 +200,11 @@ class BnfPrinter:
 
     def long_rep(self, e: Rep, ctx: str) -> str:
         """``item{min,max}`` as rules: ``min`` copies of the item rule, then a chain
-        ``c_k ::= "" | item c_(k-1)`` (one stack per step; unambiguous)."""
+        ``c_k ::= "" | item c_(k-1)`` (one stack per step; unambiguous).  Beyond :data:`CHUNK` x 2 counts,
+        chunks of :data:`CHUNK` (:func:`chunked`): a few thousand rules instead of one per count."""
         assert e.max is not None
+        if e.max - e.min > 2 * CHUNK or e.min > 2 * CHUNK:
+            return self.expr(chunked(e), ctx)
         hit = self._long.get(e)
         if hit is not None:
             self._used.extend(hit[1])
@@ -262,6 +265,27 @@ class BnfPrinter:
             # a shared group's own rule spells it out; any other rule whose body is one names it
             lines.append(f"{name} ::= {self.expr(body, share=self._share.get(body) != name)}")
         return "\n".join(lines) + "\n"
+
+
+#: repetitions longer than twice this are written in chunks of this many (GBNF)
+CHUNK = 1000
+
+
+def chunked(e: Rep) -> Expr:
+    """``item{min,max}`` with no repetition longer than :data:`CHUNK` x 2: ``min`` as whole chunks and a rest,
+    then ``span = max - min = q x CHUNK + r`` as either fewer than ``q`` chunks and a short tail, or ``q`` chunks
+    and at most ``r`` more.  Every count has one parse (the chunk count is the length divided by CHUNK)."""
+    assert e.max is not None
+
+    def rep(x: Expr, lo: int, hi: int) -> Expr:
+        return EMPTY if hi == 0 else Rep(x, lo, hi)
+
+    chunk = Rep(e.item, CHUNK, CHUNK)
+    q0, r0 = divmod(e.min, CHUNK)
+    head = seq(rep(chunk, q0, q0), rep(e.item, r0, r0))
+    q, r = divmod(e.max - e.min, CHUNK)
+    fewer = seq(rep(chunk, 0, q - 1), rep(e.item, 0, CHUNK - 1))
+    return seq(head, alt(fewer, seq(rep(chunk, q, q), rep(e.item, 0, r))) if q else rep(e.item, 0, r))
 
 
 class GbnfPrinter(BnfPrinter):
