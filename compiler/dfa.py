@@ -172,6 +172,16 @@ def build_labeled_dfa(exprs: tuple[Expr, ...], grammar: Grammar | None = None
     return trans, labels, starts
 
 
+def run(trans: list[dict[int, int]], starts: list[int], word: str) -> int | None:
+    """The state ``word`` ends in, from state 0; None when it leaves the DFA."""
+    state: int | None = 0
+    for ch in word:
+        state = trans[state].get(bisect_right(starts, ord(ch)) - 1)
+        if state is None:
+            return None
+    return state
+
+
 def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int], complete: bool = False) -> Expr:
     """The words that end in an ``accepting`` state, as regular IR over :class:`Chars` (state
     elimination, as :func:`dfa_regex`; every word keeps its one path, so the expression is

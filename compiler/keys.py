@@ -16,14 +16,13 @@ pair with another low surrogate): such an extra key must write that character ra
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from ..errors import UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
-from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr
+from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, run
 from .ir import EMPTY, Chars, Expr, Lit, Rep, Until, alt, opt, seq
 
 Trie = dict  # char -> Trie; the key "" marks a complete name (characters are never "")
@@ -249,12 +248,7 @@ def key_classes(declared: tuple[str, ...], patterns: tuple[Expr, ...], extra: bo
             out.append(KeyClass(matches, decoded))
     matched = {}
     for name in names:
-        state: int | None = 0
-        for ch in name:
-            row = trans[state]
-            state = row.get(bisect_right(starts, ord(ch)) - 1)
-            if state is None:
-                break
+        state = run(trans, starts, name)
         matched[name] = () if state is None else tuple(sorted(i for i in labels[state] if i < n))
     return out, matched
 
@@ -274,9 +268,4 @@ def _dfa(e: Expr) -> tuple[list[dict[int, int]], set[int], list[int]]:
 def matches(e: Expr, word: str) -> bool:
     """Whether the decoded expression ``e`` matches ``word`` (a declared name against ``propertyNames``)."""
     trans, accepting, starts = _dfa(e)
-    state: int | None = 0
-    for ch in word:
-        state = trans[state].get(bisect_right(starts, ord(ch)) - 1)
-        if state is None:
-            return False
-    return state in accepting
+    return run(trans, starts, word) in accepting
