@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from .ir import EMPTY, Alt, Chars, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
@@ -182,11 +183,14 @@ def run(trans: list[dict[int, int]], starts: list[int], word: str) -> int | None
     return state
 
 
-def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int], complete: bool = False) -> Expr:
+def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int], complete: bool = False,
+             max_nodes: int | None = None, max_states: int | None = None) -> Expr:
     """The words that end in an ``accepting`` state, as regular IR over :class:`Chars` (state
     elimination, as :func:`dfa_regex`; every word keeps its one path, so the expression is
     unambiguous).  ``complete``: a word that leaves the DFA (a missing transition) ends in a sink
-    state, which counts as accepting when ``-1`` is in ``accepting`` (a complement)."""
+    state, which counts as accepting when ``-1`` is in ``accepting`` (a complement).  ``max_nodes``
+    caps the expression's size written out as a tree (:func:`tree_size`: what a regex printer writes),
+    ``max_states`` the live states eliminated (elimination is cubic in them), else :class:`DfaLimit`."""
     trans = [dict(row) for row in trans]
     if complete:
         sink = len(trans)
@@ -201,6 +205,8 @@ def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int]
     never = Chars(())
     if 0 not in live:
         return never
+    if max_states is not None and len(live) > max_states:
+        raise DfaLimit(f"more than {max_states} states to eliminate")
     edges: dict[tuple[int, int], Expr] = {k: Chars(_spans(ivs, starts)) for k, ivs in _edges(trans, live).items()}
     src, dst = len(trans), len(trans) + 1
     edges[(src, 0)] = EMPTY
@@ -210,12 +216,83 @@ def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int]
     def path(a: Expr, loop: Expr | None, b: Expr) -> Expr:
         return seq(a, EMPTY if loop is None else Rep(loop, 0, None), b)
 
-    def check(_: Expr) -> None:
+    def check(label: Expr) -> None:
         if len(edges) > MAX_STATES * 20:
             raise DfaLimit(f"more than {MAX_STATES * 20} automaton edges")
+        if max_nodes is not None and tree_size(label) > max_nodes:
+            raise DfaLimit(f"an expression of more than {max_nodes} nodes")
 
     _eliminate(edges, live, path, _either, check)
     return edges.get((src, dst), never)
+
+
+def minimize(trans: list[dict[int, int]], accepting: set[int]) -> tuple[list[dict[int, int]], set[int]]:
+    """The minimal DFA of the same language (Moore's partition refinement; state 0 stays the start):
+    fewer states, so state elimination writes a smaller expression."""
+    n = len(trans)
+    block = [int(s in accepting) for s in range(n)]
+    count = len(set(block))
+    while True:
+        signatures: dict[tuple[Any, ...], int] = {}
+        block = [signatures.setdefault((block[s], tuple(sorted((iv, block[t]) for iv, t in trans[s].items()))),
+                                       len(signatures)) for s in range(n)]
+        if len(signatures) == count:
+            break
+        count = len(signatures)
+    renumber: dict[int, int] = {block[0]: 0}
+    for s in range(n):
+        renumber.setdefault(block[s], len(renumber))
+    out: list[dict[int, int]] = [{} for _ in renumber]
+    for s in range(n):
+        out[renumber[block[s]]] = {iv: renumber[block[t]] for iv, t in trans[s].items()}
+    return out, {renumber[block[s]] for s in accepting}
+
+
+Dfa = tuple[list[dict[int, int]], set[int], list[int]]
+
+
+def product(a: Dfa, b: Dfa) -> Dfa:
+    """The DFA of the words both DFAs accept (``(transitions, accepting, interval starts)`` each, over
+    their own intervals): states are pairs, intervals the common refinement of both."""
+    (ta, aa, sa), (tb, ab, sb) = a, b
+    starts = sorted(set(sa) | set(sb))
+    ia = [bisect_right(sa, p) - 1 for p in starts]
+    ib = [bisect_right(sb, p) - 1 for p in starts]
+    ids = {(0, 0): 0}
+    order = [(0, 0)]
+    trans: list[dict[int, int]] = []
+    for x, y in order:  # grows while it is read
+        row: dict[int, int] = {}
+        for iv in range(len(starts)):
+            nx, ny = ta[x].get(ia[iv]), tb[y].get(ib[iv])
+            if nx is None or ny is None:
+                continue
+            if (nx, ny) not in ids:
+                if len(order) >= MAX_STATES:
+                    raise DfaLimit(f"more than {MAX_STATES} DFA states")
+                ids[(nx, ny)] = len(order)
+                order.append((nx, ny))
+            row[iv] = ids[(nx, ny)]
+        trans.append(row)
+    return trans, {i for i, (x, y) in enumerate(order) if x in aa and y in ab}, starts
+
+
+def intersection(a: Expr, b: Expr, max_nodes: int | None = None, max_states: int | None = None) -> Expr:
+    """The words both regular expressions match, as one unambiguous expression (product DFA, minimized;
+    the caps as :func:`dfa_expr`'s)."""
+    trans, labels, starts = build_labeled_dfa((a, b))
+    trans, accepting = minimize(trans, {s for s, lab in enumerate(labels) if len(lab) == 2})
+    return dfa_expr(trans, accepting, starts, max_nodes=max_nodes, max_states=max_states)
+
+
+@lru_cache(maxsize=65536)
+def tree_size(e: Expr) -> int:
+    """The number of IR nodes in ``e`` written out as a tree (shared sub-expressions counted each time)."""
+    if isinstance(e, (Seq, Alt)):
+        return 1 + sum(tree_size(x) for x in e.items)
+    if isinstance(e, (Rep, Token)):
+        return 1 + tree_size(e.item if isinstance(e, Rep) else e.expr)
+    return 1
 
 
 def _live(trans: list[dict[int, int]], accepting: set[int]) -> set[int]:

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from ..errors import UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
-from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, run
+from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, intersection, run
 from .ir import EMPTY, Chars, Expr, Lit, Rep, Until, alt, opt, seq
 
 Trie = dict  # char -> Trie; the key "" marks a complete name (characters are never "")
@@ -256,8 +256,7 @@ def key_classes(declared: tuple[str, ...], patterns: tuple[Expr, ...], extra: bo
 @lru_cache(maxsize=256)
 def intersect(a: Expr, b: Expr) -> Expr:
     """The words both decoded expressions match (Gemma 4's bare keys of a key class)."""
-    trans, labels, starts = build_labeled_dfa((a, b))
-    return dfa_expr(trans, {s for s, lab in enumerate(labels) if len(lab) == 2}, starts)
+    return intersection(a, b)
 
 
 @lru_cache(maxsize=256)
