@@ -39,7 +39,7 @@ from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Unt
 from .keys import plain_name
 from .options import Options
 from .regex import json_char, pattern_to_ir, raw_char
-from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of
+from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of, met_branch
 from .values import (
     END_WS,
     GEMMA_KEY_RULE,
@@ -50,6 +50,7 @@ from .values import (
     ValueBuilder,
     count,
     enum_values,
+    infer_type,
     json_literal,
     length_bounds,
     object_keys,
@@ -831,10 +832,15 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             branches = schema[key]
             if not isinstance(branches, list):
                 return "json"
-            if any(_xml_kind(b, ctx, path, _refs) != "json" for b in branches):
-                return "raw"
-    if t is None and not any(
-        k in schema for k in ("anyOf", "oneOf", "allOf", "properties", "items", "minimum", "maximum", "not")
-    ):
-        return "raw"
+            outer = {k: v for k, v in schema.items() if k != key}
+            for i, b in enumerate(branches):
+                try:
+                    met = met_branch(outer, b, f"{path}.{key}[{i}]")
+                except (SchemaError, UnsupportedSchemaError):
+                    met = b  # the JSON value builder reports it, or relaxes it to the branch
+                if _xml_kind(met, ctx, path, _refs) != "json":
+                    return "raw"
+    if t is None and not any(k in schema for k in ("anyOf", "oneOf", "allOf", "not")):
+        implied = infer_type(schema)  # as the JSON value builder reads an untyped schema
+        return "raw" if implied is None else _xml_kind({**schema, "type": implied}, ctx, path, _refs)
     return "json"

@@ -150,6 +150,11 @@ class Token(Expr):
     first (greedy) regex match, so a token that could also eat the start of ``follow``
     (a raw value before ``"\n</parameter>"``) gets a look-ahead for it.  A tuple means one
     of these texts (the closing tag of a raw XML value, which a value may also contain).
+
+    ``stop`` holds characters that never come right after the token (a numeral is never followed
+    by a digit): Lark's regex gets a negative look-ahead for them, so that Python's backtracking
+    matcher takes the whole word of an expression whose alternatives a shorter match could satisfy
+    first (a DFA's, :mod:`.multiples`).  Grammar dialects need no such hint.
     """
 
     expr: Expr
@@ -157,8 +162,9 @@ class Token(Expr):
     follow: str | tuple[str, ...] = ""
     #: the JSON path of a schema ``pattern`` this token spells (Lark prints it through a DFA; see dfa.py)
     path: str = field(default="", compare=False)
+    stop: str = ""
 
-    __hash__ = _cached_hash("expr", "kind", "follow")
+    __hash__ = _cached_hash("expr", "kind", "follow", "stop")
 
 
 EMPTY = Lit("")

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from .keywords import with_status
+from .multiples import common_multiple
 
 # Keywords by what toolgram does with them: the one registry is :mod:`.keywords`.
 ANNOTATIONS = with_status("annotation")
@@ -186,8 +187,6 @@ class SchemaContext:
 
     def check_keywords(self, schema: dict[str, Any], path: str) -> None:
         for key in schema:
-            if key == "multipleOf" and schema.get("type") == "integer":
-                continue  # the integer rule enforces it where it can (values.ValueBuilder._multiples)
             if key == "additionalItems" and isinstance(schema.get("items"), list):
                 continue  # draft 7's tuple form: the array rule enforces it
             if key in UNSUPPORTED:
@@ -270,6 +269,11 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
             out[k] = max(mine, v)
         elif k == "exclusiveMaximum" and _plain_number(mine) and _plain_number(v):
             out[k] = min(mine, v)
+        elif k == "multipleOf" and _plain_number(mine) and _plain_number(v) and mine > 0 and v > 0:
+            out[k] = common_multiple(mine, v)
+        elif k in ("anyOf", "oneOf") and isinstance(mine, list) and isinstance(v, list):
+            # (a1 | a2) & (b1 | b2): each of one side's branches holds the other side's choice
+            out[k] = [meet(x, {k: v}, path) if isinstance(x, dict) else {k: v} if x is True else x for x in mine]
         elif k in ("enum", "const"):
             pass  # met below, with each other
         elif k in ("items", "additionalProperties", "not") and isinstance(mine, dict) and isinstance(v, dict):
@@ -301,6 +305,14 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
                     raise EmptySchemaError(f"allOf admits no value: {n!r} is required but not allowed", path)
                 del out["properties"][n]
     return out
+
+
+def met_branch(outer: dict[str, Any], branch: Any, path: str) -> Any:
+    """An ``anyOf``/``oneOf`` branch met with the keywords beside it (``outer``: the schema without
+    that keyword): what a value taking this branch must satisfy."""
+    if not isinstance(branch, dict):
+        return outer if branch is True else branch
+    return meet(outer, branch, path)
 
 
 def _check_bounds(schema: dict[str, Any], path: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
+from .dfa import DfaLimit
 from .formats import format_pattern
 from .ir import ANY, EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
 from .keys import (
@@ -28,8 +29,9 @@ from .keys import (
     plain_name,
     python_key_body,
 )
+from .multiples import integer_step, multiples
 from .regex import decoded_char, json_char, pattern_to_ir, python_char, raw_char, spell
-from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, type_hint
+from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, met_branch, type_hint
 
 Syntax = Literal["json", "python", "gemma"]
 
@@ -714,15 +716,7 @@ class ValueBuilder:
             return self.value(self._without_not(schema, path), path, hint)
         for key in ("anyOf", "oneOf"):
             if key in schema:
-                outer = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
-                branches = schema[key]
-                if not isinstance(branches, list) or not branches:
-                    raise SchemaError(f"{key} must be a non-empty array", f"{path}.{key}")
-                alts = [
-                    self.value({**outer, **b} if isinstance(b, dict) else b, f"{path}.{key}[{i}]", f"{hint}-{i}")
-                    for i, b in enumerate(branches)
-                ]
-                return self.g.shared(hint, alt(*alts))
+                return self._any_of(schema, key, path, hint)
         if "const" in schema or "enum" in schema:
             values = enum_values(schema, path)
             if "const" in schema and len(values) == 1 and "enum" not in schema:
@@ -738,12 +732,44 @@ class ValueBuilder:
             rest = {k: v for k, v in schema.items() if k != "nullable"}
             return alt(self.value(rest, path, hint), self.null())
         if types is None:
-            types = _infer_type(schema)
+            types = infer_type(schema)
             if types is None:
                 return self.any_value()
         if types not in TYPES:
             raise SchemaError(f"unrecognized type {types!r}{type_hint(types)}", f"{path}.type")
         return getattr(self, f"_t_{types}")(schema, path, hint)
+
+    def _any_of(self, schema: dict[str, Any], key: str, path: str, hint: str) -> Expr:
+        """``anyOf``/``oneOf`` (read as any-of): each branch met with the keywords beside it (a
+        ``multipleOf`` on both sides needs both; :func:`.schema.meet`).  A branch that admits no value
+        is left out; when every one is, the schema admits none.  Permissive, a branch whose keywords
+        cannot be met with the outer ones stands alone (a superset), the keyword listed as relaxed."""
+        outer = {k: v for k, v in schema.items() if k != key}
+        branches = schema[key]
+        if not isinstance(branches, list) or not branches:
+            raise SchemaError(f"{key} must be a non-empty array", f"{path}.{key}")
+        alts: list[Expr] = []
+        empty: EmptySchemaError | None = None
+        for i, b in enumerate(branches):
+            where = f"{path}.{key}[{i}]"
+            try:
+                branch = self._met_branch(outer, b, where)
+                alts.append(self.value(branch, where, f"{hint}-{i}"))
+            except EmptySchemaError as exc:
+                empty = empty or exc
+        if not alts:
+            assert empty is not None
+            raise EmptySchemaError(f"{key} admits no value: no branch does ({empty.message})", f"{path}.{key}")
+        return self.g.shared(hint, alt(*alts))
+
+    def _met_branch(self, outer: dict[str, Any], b: Any, where: str) -> Any:
+        try:
+            return met_branch(outer, b, where)
+        except UnsupportedSchemaError as exc:
+            if not self.ctx.permissive or not exc.path:
+                raise
+            self.ctx.unsupported(exc.path.rsplit(".", 1)[1], where)
+            return b
 
     def _without_not(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
         """``schema`` with its ``not`` (over ``type``/``const``/``enum``) written as positive keywords:
@@ -860,55 +886,21 @@ class ValueBuilder:
 
     def _t_integer(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         lo, hi = _int_bounds(schema, path)
+        if lo is not None and hi is not None and lo > hi:
+            raise EmptySchemaError("minimum is larger than maximum", path)
         if "multipleOf" in schema:
-            multiples = self._multiples(schema["multipleOf"], lo, hi, f"{path}.multipleOf")
+            multiples = self._multiples(schema, path, True)
             if multiples is not None:
                 return multiples
         if lo is None and hi is None:
             return Token(INT_RE, "INT")
-        try:
-            return Token(int_range(lo, hi), "INT")
-        except ValueError:
-            raise SchemaError("minimum is larger than maximum", path) from None
-
-    def _multiples(self, m: Any, lo: int | None, hi: int | None, where: str) -> Expr | None:
-        """Integers that are multiples of ``m``: None when every integer is (``m`` divides 1); all of
-        them spelled out when the bounds leave at most :data:`MAX_MULTIPLES`; a multiple of 10**k as
-        its trailing zeros, of 2 or 5 by the last digit.  Otherwise unsupported (permissive: any integer)."""
-        if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0 or not math.isfinite(m):
-            raise SchemaError("multipleOf must be a number larger than 0", where)
-        d = Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
-        if d != d.to_integral_value():
-            inverse = 1 / d
-            if inverse == inverse.to_integral_value():
-                return None  # 0.5, 0.25 ...: every integer is a multiple
-            self.ctx.unsupported("multipleOf", where.rsplit(".", 1)[0])
-            return None
-        k = int(d)
-        if k == 1:
-            return None
-        if lo is not None and hi is not None:
-            if hi < lo:
-                raise SchemaError("minimum is larger than maximum", where.rsplit(".", 1)[0])
-            first = -(-lo // k) * k
-            if first > hi or (hi - first) // k < MAX_MULTIPLES:
-                values = [str(v) for v in range(first, hi + 1, k)]
-                if not values:
-                    raise SchemaError(f"no multiple of {k} lies between minimum and maximum", where)
-                # longer spellings first: a Lark terminal takes the first alternative that matches
-                return Token(alt(*(Lit(v) for v in sorted(values, key=len, reverse=True))), "INT")
-        if lo is None and hi is None:
-            zeros = len(str(k)) - 1
-            if k == 10**zeros:
-                return Token(alt(seq(opt(Lit("-")), DIGIT19, DIGITS_ANY, Rep(Lit("0"), zeros, zeros)), Lit("0")), "INT")
-            if k in (2, 5):
-                last = Chars.of("02468" if k == 2 else "05")
-                first_digit = Chars.of("2468" if k == 2 else "5")
-                return Token(alt(seq(opt(Lit("-")), alt(seq(DIGIT19, DIGITS_ANY, last), first_digit)), Lit("0")), "INT")
-        self.ctx.unsupported("multipleOf", where.rsplit(".", 1)[0])
-        return None
+        return Token(int_range(lo, hi), "INT")
 
     def _t_number(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        if "multipleOf" in schema:
+            multiples = self._multiples(schema, path, False)
+            if multiples is not None:
+                return multiples
         lo, lo_ex, hi, hi_ex = number_bounds(schema, path)
         if lo is None and hi is None:
             return Token(NUMBER, "NUMBER")
@@ -916,7 +908,47 @@ class ValueBuilder:
         try:
             return Token(decimal_range(lo, lo_ex, hi, hi_ex), "NUMBER")
         except ValueError:
-            raise SchemaError("no number lies between minimum and maximum", path) from None
+            raise EmptySchemaError("no number lies between minimum and maximum", path) from None
+
+    def _multiples(self, schema: dict[str, Any], path: str, integer: bool) -> Expr | None:
+        """The integers or numbers within the bounds that are multiples of ``multipleOf``
+        (:mod:`.multiples`); None when every value is one (an integer's ``multipleOf`` dividing 1).
+        A bounded integer with at most :data:`MAX_MULTIPLES` of them lists them.  An expression past
+        the caps is unsupported (permissive: the bounds alone)."""
+        where = f"{path}.multipleOf"
+        m = schema["multipleOf"]
+        if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0 or not math.isfinite(m):
+            raise SchemaError("multipleOf must be a number larger than 0", where)
+        d = Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
+        if integer and integer_step(d) == 1:
+            return None
+        kind = "INT" if integer else "NUMBER"
+        if integer:
+            lo, hi = _int_bounds(schema, path)
+            if lo is not None and hi is not None:
+                step = integer_step(d)
+                first = -(-lo // step) * step
+                if (hi - first) // step < MAX_MULTIPLES:
+                    values = [str(v) for v in range(first, hi + 1, step)]
+                    if not values:
+                        raise EmptySchemaError(f"no multiple of {m} lies between minimum and maximum", where)
+                    # longer spellings first: a Lark terminal takes the first alternative that matches
+                    return Token(alt(*(Lit(v) for v in sorted(values, key=len, reverse=True))), kind)
+            bounded = None if lo is None and hi is None else int_range(lo, hi)
+        else:
+            lo_d, lo_ex, hi_d, hi_ex = number_bounds(schema, path)
+            try:
+                bounded = None if lo_d is None and hi_d is None else decimal_range(lo_d, lo_ex, hi_d, hi_ex)
+            except ValueError:
+                raise EmptySchemaError("no number lies between minimum and maximum", path) from None
+        try:
+            e = multiples(d, integer, bounded)
+        except DfaLimit:
+            self.ctx.unsupported("multipleOf", path)
+            return None
+        if e == Chars(()):
+            raise EmptySchemaError(f"no multiple of {m} lies between minimum and maximum", where)
+        return Token(e, kind, stop="0123456789.")
 
     def _t_boolean(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         return self.boolean()
@@ -1310,7 +1342,8 @@ def _met(schema: dict[str, Any], ctx: SchemaContext | None, path: str, where: st
         return schema["allOf"][0]
 
 
-def _infer_type(schema: dict[str, Any]) -> str | None:
+def infer_type(schema: dict[str, Any]) -> str | None:
+    """The type an untyped schema's keywords imply (``minimum`` a number, ``pattern`` a string ...; None: any)."""
     if any(k in schema for k in ("properties", "additionalProperties", "required", "minProperties", "maxProperties",
                                  "dependentRequired", "dependencies", "patternProperties", "propertyNames")):
         return "object"
@@ -1318,7 +1351,7 @@ def _infer_type(schema: dict[str, Any]) -> str | None:
         return "array"
     if "minLength" in schema or "maxLength" in schema or "pattern" in schema:
         return "string"
-    if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")):
+    if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
         return "number"
     return None
 

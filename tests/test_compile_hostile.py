@@ -113,7 +113,7 @@ def test_depth_limit_boundary_compiles(dialect: str) -> None:
     one_line_error("hermes", [tool("t", nested_objects(64))], dialect, "nested more than 128 levels")
 
 
-@pytest.mark.parametrize("keyword", [{"not": {"pattern": "^a"}}, {"if": {"minLength": 2}}, {"multipleOf": 2},
+@pytest.mark.parametrize("keyword", [{"not": {"pattern": "^a"}}, {"if": {"minLength": 2}}, {"uniqueItems": True},
                                      {"type": ["string", "foo"]}, False])
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_xml_raw_strings_keep_the_keyword_rules(fmt: str, keyword: Any) -> None:

@@ -4,7 +4,8 @@
 over ``$ref``'d objects, types, bounds and enums, ``minimum``/``maximum``/``exclusive*`` on ``number``
 (draft 4 boolean ``exclusive*`` too), ``pattern`` with ``minLength``/``maxLength``, ECMAScript anchors
 inside an alternation, enum values filtered by their sibling keywords, ``not`` over
-``type``/``const``/``enum``, ``multipleOf`` on integers, draft 7 ``items`` arrays with ``additionalItems``.
+``type``/``const``/``enum``, ``multipleOf`` on integers and numbers (with bounds, in ``anyOf`` branches and
+``allOf``), draft 7 ``items`` arrays with ``additionalItems``.
 
 Every case is one optional argument of one tool, so a format and dialect compile once; each valid
 instance (checked valid by ``jsonschema``, the oracle) is rendered as a call and must be accepted by
@@ -66,6 +67,17 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
     "mult_hundred": ({"type": "integer", "multipleOf": 100}, [0, 300, -1200], [50, 1010]),
     "mult_two": ({"type": "integer", "multipleOf": 2}, [0, 14, -8], [7, -3]),
     "mult_half": ({"type": "integer", "multipleOf": 0.5}, [3, -1], [1.5]),
+    # any multiple (a DFA over the remainder), numbers too, met with bounds, anyOf branches and allOf
+    "mult_seven": ({"type": "integer", "multipleOf": 7}, [0, 343, -14, 700007], [8, 100, -15]),
+    "mult_cents": ({"type": "number", "multipleOf": 0.01}, [3.14, 12, -3.5, 0.1, 99.99], [0.001, 1.005, -0.015]),
+    "mult_quarter": ({"type": "number", "multipleOf": 0.25, "minimum": -1, "maximum": 2},
+                     [-1, 0.75, 2, 0, 1.5], [2.25, 0.3, -1.25, 1.2]),
+    "mult_one_half": ({"type": "number", "multipleOf": 1.5}, [4.5, -3, 0, 1.5], [35, 1, 0.75]),
+    "mult_wide": ({"type": "integer", "multipleOf": 3, "minimum": -5000, "maximum": 5000},
+                  [-4998, 0, 3, 4998], [-5001, 5001, 4997, 10]),
+    "mult_branches": ({"type": "integer", "multipleOf": 2, "anyOf": [{"multipleOf": 3}, {"minimum": 100}]},
+                      [6, 102, 0, -12], [3, 4, 101, -4]),
+    "mult_all": ({"allOf": [{"type": "integer", "multipleOf": 4}, {"multipleOf": 6}]}, [12, 24, -36], [4, 6, 18]),
     # draft 7 tuple items with additionalItems
     "tuple_closed": ({"type": "array", "items": [{"type": "integer"}, {"type": "string"}], "additionalItems": False},
                      [[1, "a"], [1], []], [[1, "a", 2], ["a"]]),
@@ -194,3 +206,22 @@ def test_decimal_range_matches_bounds(lo: Decimal | None, hi: Decimal | None, lo
             if text.startswith("-") and d == 0:
                 continue  # "-0": admitted only where negative numbers are
             assert bool(rx.fullmatch(text)) == inside, (lo, lo_ex, hi, hi_ex, text)
+
+
+@pytest.mark.parametrize("dialect", ["lark", "ebnf"])
+def test_xml_untyped_schemas_read_as_json_does(dialect: str) -> None:
+    """An untyped schema whose keywords imply a type (``pattern``: a string, ``minimum``/``multipleOf``: a
+    number) is held to them in XML raw values too (it was free text there), and an ``anyOf`` branch is
+    raw text only when, met with the keywords beside it, it admits strings."""
+    cases = [({"pattern": "^[a-z]+$"}, ["abc"], ["ABC", "a1"]),
+             ({"minimum": 1}, ["5", "1.5"], ["abc", "0"]),
+             ({"multipleOf": 0.5}, ["1.5", "-2"], ["1.25", "x"]),
+             ({"type": "integer", "anyOf": [{"multipleOf": 3}, {"minimum": 100}]}, ["6", "101"], ["4", "six"])]
+    for schema, good, bad in cases:
+        tools = [{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": {"v": schema}, "required": ["v"]}}}]
+        bundle = compile("qwen3_coder", tools, dialect=dialect, tool_choice="required")
+        for text, want in [(t, True) for t in good] + [(t, False) for t in bad]:
+            call = f"<tool_call>\n<function=f>\n<parameter=v>\n{text}\n</parameter>\n</function>\n</tool_call>"
+            for engine, (ok, pos) in engine_results(bundle, call).items():
+                assert ok == want, (engine, schema, text, pos)

@@ -108,7 +108,7 @@ class LarkPrinter:
             return r
         return f"(?:{r})"
 
-    def terminal(self, e: Expr, kind: str, follow: str | tuple[str, ...] = "", path: str = "") -> str:
+    def terminal(self, e: Expr, kind: str, follow: str | tuple[str, ...] = "", path: str = "", stop: str = "") -> str:
         """A terminal for ``e``; a nullable token becomes ``TERM?`` over its non-empty part.
 
         A schema pattern (``path`` set) that a backtracking matcher could take exponential time on
@@ -126,6 +126,8 @@ class LarkPrinter:
             if optional:
                 e = _nonempty(e, self.g)
             rx = self.regex(e)
+        if stop:
+            rx += "(?![" + "".join(class_char(ord(c)) for c in stop) + "])"
         if isinstance(follow, tuple):
             rx += "(?=" + "|".join(rx_escape(f) for f in follow) + ")"
         elif follow:
@@ -141,7 +143,7 @@ class LarkPrinter:
     # -- rules ---------------------------------------------------------------------------------------
     def expr(self, e: Expr, ctx: str = "top") -> str:
         if isinstance(e, Token):
-            return self.terminal(e.expr, e.kind, e.follow, e.path)
+            return self.terminal(e.expr, e.kind, e.follow, e.path, e.stop)
         if isinstance(e, Lit):
             if not e.text:
                 return ""

@@ -1,0 +1,133 @@
+"""``multipleOf``: the decimal spellings of the multiples of a number, as regular IR.
+
+A multiple of ``m`` is read digit by digit.  Write ``m = a / 10**s`` (``a`` a whole number) and a
+decimal spelling as its digits ``N`` with ``t`` of them after the point: the value ``N / 10**t`` is
+a multiple of ``m`` exactly when ``N * 10**(s - t)`` is a multiple of ``a`` (``t <= s``), or, for
+``t > s``, when the digits after the ``s``-th fractional one are zeros and the rest is a multiple
+of ``a``.  So a DFA keeps the remainder modulo ``a`` and the count of fractional digits read; it
+is minimized (a multiple of 10, 2 or 5 needs only the last digit) and turned back into an
+expression by state elimination (:mod:`.dfa`).  Spellings are JSON's and Python's: ``-``, a whole
+part without leading zeros, an optional fraction; no exponent (as for bounded numbers).
+
+The expression grows quickly with the remainders it must track (a multiple of 7 is a few thousand
+nodes, of 13 far more), and Lark writes it out as one regex: beyond :data:`MAX_NODES` nodes,
+:data:`MAX_STATES` states or a modulus above :data:`MAX_MODULUS`, :class:`~.dfa.DfaLimit` (the caller
+refuses the keyword).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from decimal import Decimal
+from functools import lru_cache
+from math import gcd, lcm
+
+from .dfa import DfaLimit, build_dfa, dfa_expr, minimize, product
+from .ir import Expr
+
+#: largest remainder modulus a DFA is built for
+MAX_MODULUS = 1_000
+#: largest expression (as a tree) a multiple's spelling may take
+MAX_NODES = 20_000
+#: most states of the minimized DFA (more always write past MAX_NODES, and eliminating them is slow)
+MAX_STATES = 16
+#: the DFA's character intervals: '-', '.', '/', then each digit
+STARTS = [0, ord("-"), ord("."), ord("/"), *range(ord("0"), ord("9") + 2)]
+
+
+def _iv(ch: str) -> int:
+    return bisect_right(STARTS, ord(ch)) - 1
+
+
+def scaled(m: Decimal) -> tuple[int, int]:
+    """``(a, s)`` with ``m == a / 10**s``, ``a`` a whole number and ``s`` as small as it can be."""
+    _, digits, exp = m.normalize().as_tuple()
+    a = int("".join(map(str, digits)))
+    assert isinstance(exp, int)
+    return (a * 10**exp, 0) if exp >= 0 else (a, -exp)
+
+
+def common_multiple(m1: float, m2: float) -> int | float:
+    """The least common multiple of two ``multipleOf`` values (``allOf`` of both): exact in decimal."""
+    (a1, s1), (a2, s2) = scaled(_decimal(m1)), scaled(_decimal(m2))
+    s = max(s1, s2)
+    a = lcm(a1 * 10 ** (s - s1), a2 * 10 ** (s - s2))
+    return a if s == 0 else float(Decimal(a).scaleb(-s))
+
+
+def _decimal(m: float) -> Decimal:
+    return Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
+
+
+def integer_step(m: Decimal) -> int:
+    """``k`` such that an integer is a multiple of ``m`` exactly when ``k`` divides it (1: every
+    integer, as for ``0.5`` or ``1e-8``; 3 for ``1.5``)."""
+    a, s = scaled(m)
+    return a // gcd(a, 10**s)
+
+
+@lru_cache(maxsize=256)
+def multiples(m: Decimal, integer: bool, within: Expr | None = None) -> Expr:
+    """The spellings of the multiples of ``m`` (> 0): integers only, or numbers with a fraction; with
+    ``within`` (a range's expression), those it matches too.  :class:`DfaLimit` past the caps."""
+    trans, accepting = _dfa(m, integer)
+    starts, states = STARTS, MAX_STATES
+    if within is not None:
+        trans, accepting, starts = product((trans, accepting, STARTS), build_dfa(within))
+        trans, accepting = minimize(trans, accepting)
+        states = 2 * MAX_STATES
+    return dfa_expr(trans, accepting, starts, max_nodes=MAX_NODES, max_states=states)
+
+
+@lru_cache(maxsize=256)
+def _dfa(m: Decimal, integer: bool) -> tuple[list[dict[int, int]], set[int]]:
+    """The minimized DFA over :data:`STARTS` of the multiples' spellings."""
+    a, s = (integer_step(m), 0) if integer else scaled(m)
+    if a > MAX_MODULUS:
+        raise DfaLimit(f"a multiple of {m}: more than {MAX_MODULUS} remainders")
+    trans: list[dict[int, int]] = []
+    accepting: set[int] = set()
+    ids: dict[tuple[object, ...], int] = {}
+    todo: list[tuple[object, ...]] = []
+
+    def state(key: tuple[object, ...]) -> int:
+        if key not in ids:
+            ids[key] = len(trans)
+            trans.append({})
+            todo.append(key)
+        return ids[key]
+
+    def edge(key: tuple[object, ...], ch: str, to: tuple[object, ...]) -> None:
+        trans[ids[key]][_iv(ch)] = state(to)
+
+    state(("start",))
+    while todo:
+        key = todo.pop()
+        kind = key[0]
+        if kind in ("start", "sign"):
+            if kind == "start":
+                edge(key, "-", ("sign",))
+            edge(key, "0", ("whole", 0, True))
+            for d in "123456789":
+                edge(key, d, ("whole", int(d) % a, False))
+        elif kind == "whole":  # ("whole", remainder, the whole part is "0")
+            _, r, zero = key
+            assert isinstance(r, int)
+            if r * 10**s % a == 0:
+                accepting.add(ids[key])
+            if not zero:
+                for d in "0123456789":
+                    edge(key, d, ("whole", (10 * r + int(d)) % a, False))
+            if not integer:
+                edge(key, ".", ("frac", r, 0))
+        else:  # ("frac", remainder, fractional digits read, up to s; past s only zeros)
+            _, r, j = key
+            assert isinstance(r, int) and isinstance(j, int)
+            if j > 0 and r * 10 ** max(s - j, 0) % a == 0:
+                accepting.add(ids[key])
+            for d in "0123456789":
+                if j < s:
+                    edge(key, d, ("frac", (10 * r + int(d)) % a, j + 1))
+                elif d == "0":
+                    edge(key, d, ("frac", r, s + 1))
+    return minimize(trans, accepting)

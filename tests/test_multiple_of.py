@@ -1,0 +1,166 @@
+"""``multipleOf`` (issue 22): the decimal spellings of the multiples of any number, met with bounds.
+
+The oracle is exact decimal arithmetic over the spelling language (``-``, a whole part without leading
+zeros, an optional fraction for numbers; no exponent): a spelling is admitted exactly when its value is a
+multiple of ``m`` and lies within the bounds.  The expressions are checked through Python's ``re`` (the
+regex Lark's lexer runs, with the token's look-ahead) and, in the engine tests, through every dialect.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import engine_results
+from toolgram.compiler.bundle import compile
+from toolgram.compiler.dfa import DfaLimit, tree_size
+from toolgram.compiler.emit.lark import LarkPrinter
+from toolgram.compiler.ir import Grammar, Token
+from toolgram.compiler.multiples import MAX_NODES, common_multiple, integer_step, multiples
+from toolgram.compiler.values import decimal_range, int_range
+from toolgram.parsing.strict import parse_strict
+
+from toolgram.errors import EmptySchemaError, UnsupportedSchemaError
+
+SPELLING = {True: re.compile(r"-?(0|[1-9][0-9]*)"), False: re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")}
+
+
+def admitted(text: str, m: Decimal, integer: bool, lo: Decimal | None = None, hi: Decimal | None = None) -> bool:
+    if not SPELLING[integer].fullmatch(text):
+        return False
+    d = Decimal(text)
+    q = d / m
+    return q == q.to_integral_value() and (lo is None or d >= lo) and (hi is None or d <= hi)
+
+
+def lark_regex(e: Token) -> re.Pattern[str]:
+    """The regex Lark's lexer runs for the token (with its look-ahead), matched from the start like a lexer."""
+    printer = LarkPrinter(Grammar(rules={"root": e}, root="root"))
+    name = printer.terminal(e.expr, e.kind, e.follow, e.path, e.stop)
+    rx = next(r for r, n in printer.terminals.items() if n == name)
+    return re.compile(rx)
+
+
+def lexes(rx: re.Pattern[str], text: str) -> bool:
+    """Whether a lexer takes all of ``text`` as the token when a ``,`` follows (as in an arguments object)."""
+    hit = rx.match(text + ",")
+    return hit is not None and hit.end() == len(text)
+
+
+MULTIPLES = st.builds(lambda a, s: Decimal(a).scaleb(-s), st.integers(1, 40), st.integers(0, 3))
+DIGITS = st.text("0123456789", min_size=1, max_size=6)
+
+
+@st.composite
+def spellings(draw: st.DrawFn, m: Decimal) -> list[str]:
+    """Multiples of ``m`` (trailing zeros too), their neighbours, and texts off the spelling language."""
+    out = []
+    for k in draw(st.lists(st.integers(-3000, 3000), min_size=3, max_size=8)):
+        v = m * k
+        text = format(v, "f")
+        out += [text, text + ("0" if "." in text else ".0"), format(v + Decimal("0.01"), "f"), format(v + 1, "f")]
+    for _ in range(draw(st.integers(3, 8))):
+        whole = draw(DIGITS).lstrip("0") or "0"
+        frac = draw(st.one_of(st.just(""), DIGITS.map(lambda d: "." + d)))
+        out.append(draw(st.sampled_from(["", "-"])) + whole + frac)
+    return out + ["00", "01", "1.", ".5", "1e2", "+3", "-", "-0", "-0.0"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), m=MULTIPLES, integer=st.booleans())
+def test_multiples_are_exact(data: st.DataObject, m: Decimal, integer: bool) -> None:
+    try:
+        e = Token(multiples(m, integer), "NUMBER", stop="0123456789.")
+    except DfaLimit:
+        a = integer_step(m) if integer else None
+        assert a is None or a > 6, m  # small moduli always fit
+        return
+    assert tree_size(e.expr) <= MAX_NODES
+    rx = lark_regex(e)
+    for text in data.draw(spellings(m)):
+        assert lexes(rx, text) == admitted(text, m, integer), (m, integer, text)
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.data(), m=MULTIPLES, integer=st.booleans(),
+       lo=st.one_of(st.none(), st.integers(-500, 500)), width=st.one_of(st.none(), st.integers(0, 3000)))
+def test_multiples_within_bounds(data: st.DataObject, m: Decimal, integer: bool, lo: int | None,
+                                 width: int | None) -> None:
+    """Met with a range (the product DFA): exactly the multiples inside it."""
+    hi = None if width is None or lo is None else lo + width
+    lo_d, hi_d = (None if lo is None else Decimal(lo)), (None if hi is None else Decimal(hi))
+    bounded = int_range(lo, hi) if integer else decimal_range(lo_d, False, hi_d, False)
+    try:
+        e = Token(multiples(m, integer, bounded), "NUMBER", stop="0123456789.")
+    except DfaLimit:
+        return
+    rx = lark_regex(e)
+    for text in data.draw(spellings(m)) + ([str(lo), str(hi)] if hi is not None else []):
+        if SPELLING[False].fullmatch(text) and text.startswith("-") and Decimal(text) == 0:
+            continue  # "-0": the range's own spelling policy (tested with the ranges)
+        assert lexes(rx, text) == admitted(text, m, integer, lo_d, hi_d), (m, integer, lo, hi, text)
+
+
+def test_common_multiple() -> None:
+    assert common_multiple(4, 6) == 12
+    assert common_multiple(0.5, 0.75) == 1.5
+    assert common_multiple(0.01, 3) == 3
+    assert common_multiple(0.1, 0.25) == 0.5
+
+
+def _tools(schema: dict) -> list[dict]:
+    return [{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"v": schema}, "required": ["v"]}}}]
+
+
+@pytest.mark.parametrize("dialect", ["lark", "ebnf", "gbnf", "structural-tag"])
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_every_dialect_and_the_strict_parser(fmt: str, dialect: str) -> None:
+    """Spellings checked in each engine and by the strict parser against the oracle (JSON and XML raw values)."""
+    cases = [({"type": "integer", "multipleOf": 7}, Decimal(7), True, None, None),
+             ({"type": "number", "multipleOf": 0.05, "minimum": -2, "maximum": 3}, Decimal("0.05"), False,
+              Decimal(-2), Decimal(3))]
+    texts = ["0", "7", "-7", "49", "343", "8", "100", "-15", "7.0", "0.05", "0.15", "-1.95", "-2", "3", "3.05",
+             "0.051", "0.150", "2.999", "-2.05", "1e1"]
+    for schema, m, integer, lo, hi in cases:
+        bundle = compile(fmt, _tools(schema), dialect=dialect, tool_choice="required")
+        for text in texts:
+            call = (f'<tool_call>\n{{"name": "f", "arguments": {{"v": {text}}}}}\n</tool_call>' if fmt == "hermes" else
+                    f"<tool_call>\n<function=f>\n<parameter=v>\n{text}\n</parameter>\n</function>\n</tool_call>")
+            want = admitted(text, m, integer, lo, hi)
+            for engine, (ok, pos) in engine_results(bundle, call).items():
+                assert ok == want, (engine, schema, text, pos)
+            if dialect == "lark":
+                msg = parse_strict(fmt, call, _tools(schema), tool_choice="required")
+                assert bool(msg["tool_calls"]) == want, (schema, text, msg.get("diagnostics"))
+
+
+@pytest.mark.parametrize(("schema", "error", "where"), [
+    ({"type": "integer", "multipleOf": 1_000_003}, UnsupportedSchemaError, "v.multipleOf"),
+    ({"type": "number", "multipleOf": 13}, UnsupportedSchemaError, "v.multipleOf"),
+    ({"type": "integer", "multipleOf": 0}, Exception, "v.multipleOf"),
+    ({"type": "integer", "multipleOf": 10, "minimum": 1, "maximum": 9}, EmptySchemaError, "v.multipleOf"),
+    ({"type": "number", "multipleOf": 0.5, "minimum": 0.6, "maximum": 0.9}, EmptySchemaError, "v.multipleOf"),
+])
+def test_refusals_name_the_path(schema: dict, error: type[Exception], where: str) -> None:
+    with pytest.raises(error) as err:
+        compile("hermes", _tools(schema))
+    assert f"properties.{where}" in str(err.value)
+
+
+def test_permissive_relaxes_to_the_bounds() -> None:
+    bundle = compile("hermes", _tools({"type": "integer", "multipleOf": 13, "minimum": 0}), permissive=True)
+    assert [r["path"] for r in bundle.relaxed] == ["$[0].function.parameters.properties.v.multipleOf"]
+
+
+def test_anyof_branches_meet_the_outer_keywords() -> None:
+    """A branch's ``multipleOf`` adds to the one beside ``anyOf`` (the branch used to replace it), and
+    a branch with no value is left out."""
+    schema = {"type": "integer", "multipleOf": 2, "anyOf": [{"multipleOf": 3}, {"maximum": -1, "minimum": 0}]}
+    bundle = compile("hermes", _tools(schema), dialect="lark", tool_choice="required")
+    for v, want in ((6, True), (3, False), (4, False), (-12, True)):
+        call = f'<tool_call>\n{{"name": "f", "arguments": {{"v": {v}}}}}\n</tool_call>'
+        assert engine_results(bundle, call)["lark"][0] == want, v
