@@ -6,4 +6,5 @@ export HF_HUB_OFFLINE=1
 ruff check .
 python scripts/lint_layers.py   # import-linter contracts on the installed layout
 toolgram validate grammars/examples/manifest.toml
-python -m pytest -q
+# two workers (CI's 2 cores), each file on one worker: README blocks and session servers keep their order
+python -m pytest -q -n 2 --dist loadfile
