@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
+from ..errors import SchemaError, UnsupportedSchemaError
 from ..grammars.spec import (
     CDATA_CLOSE,
     CDATA_OPEN,
@@ -126,16 +126,13 @@ class GrammarBuilder:
         keys = object_keys(schema, ctx, ctx.path)
         members = []
         for k, sub in keys.props.items():
-            made = _unless_empty(k in keys.met, lambda k=k, sub=sub: member(k, sub, f"{ctx.path}.properties.{k}", ctx))
-            if made is None and k in keys.required:
-                raise EmptySchemaError(f"required property {k!r} admits no value (its schema and the patternProperties "
-                                  "it matches share none): no object is valid", f"{ctx.path}.properties.{k}")
+            made = keys.member(k, lambda k=k, sub=sub: member(k, sub, f"{ctx.path}.properties.{k}", ctx))
             if made is not None:
                 members.append((*made, k in keys.required))
         extra = None
         # an extra key is none of the declared names (SPEC section 2); its value follows the
         # additionalProperties schema, or the patternProperties its key matches
-        bodies = [_unless_empty(decoded is not None, lambda sub=sub, decoded=decoded, where=where: extra_member(
+        bodies = [keys.extra_member(decoded, lambda sub=sub, decoded=decoded, where=where: extra_member(
                       ctx, keys.declared, None if sub is True else sub, decoded, where))
                   for decoded, sub, where in keys.classes(allowed)]
         if any(b is not None for b in bodies):
@@ -376,11 +373,10 @@ class GrammarBuilder:
             members = []
             for k, sub in keys.props.items():
                 check_key(k, f"{path}.properties")
-                v = _unless_empty(k in keys.met, lambda k=k, sub=sub: value_of(sub, f"{path}.properties.{k}", ctx,
-                                                                               depth + 1))
+                v = keys.member(k, lambda k=k, sub=sub: value_of(sub, f"{path}.properties.{k}", ctx, depth + 1))
                 if v is not None:
                     members.append((Lit(f"{ns}<{k}>"), seq(v, Lit(f"{ns}</{k}>")), k in keys.required))
-            bodies = [_unless_empty(decoded is not None, lambda sub=sub, decoded=decoded, where=where: any_member(
+            bodies = [keys.extra_member(decoded, lambda sub=sub, decoded=decoded, where=where: any_member(
                           keys.declared, None if sub is True else value_of(sub, where, ctx, depth + 1), decoded))
                       for decoded, sub, where in keys.classes(ename.expr)]
             bodies = [b for b in bodies if b is not None]
@@ -708,17 +704,6 @@ _CALL_GRAMMARS = {
     GemmaCall: GrammarBuilder._gemma_call,
     ElementCall: GrammarBuilder._element_call,
 }
-
-
-def _unless_empty(met: bool, build: Callable[[], Any]) -> Any:
-    """``build()``, or None when its schema was ``met`` by toolgram (a property and the patterns its name
-    matches, two patterns) and admits no value: such a key cannot appear."""
-    try:
-        return build()
-    except EmptySchemaError:
-        if met:
-            return None
-        raise
 
 
 def _python_key(vb: ValueBuilder, declared: tuple[str, ...] = (), key_class: Expr | None = None) -> Expr:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import cache, lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
@@ -34,6 +35,7 @@ from .regex import decoded_char, json_char, pattern_to_ir, python_char, raw_char
 from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, met_branch, type_hint
 
 Syntax = Literal["json", "python", "gemma"]
+T = TypeVar("T")
 
 #: Largest ``minLength``/``maxLength`` a grammar carries: xgrammar and Lark's regexes count natively;
 #: GBNF writes long repetitions as chunks of at most 1,000 (llama.cpp's own expansion ignores bounds
@@ -507,11 +509,7 @@ class ValueBuilder:
             if self.syntax == "gemma" and not gemma_text.writable_key(k):
                 raise SchemaError(f"property name {k!r} cannot stand bare in Gemma 4's syntax ({GEMMA_KEY_RULE})",
                                   f"{path}.properties")
-            v = self.met_value(sub, f"{path}.properties.{k}", f"{hint}-{k}") if k in keys.met else \
-                self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}")
-            if v is None and k in keys.required:
-                raise EmptySchemaError(f"required property {k!r} admits no value (its schema and the patternProperties "
-                                  "it matches share none): no object is valid", f"{path}.properties.{k}")
+            v = keys.member(k, lambda k=k, sub=sub: self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}"))
             if v is not None:
                 members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in keys.required))
         body = self.members_body(schema, path, members, self.punct(","), self.extra_members(keys, hint), hint)
@@ -530,18 +528,11 @@ class ValueBuilder:
             return self.any_key(keys.declared), value
         out = []
         for n, (decoded, schema, where) in enumerate(classes):
-            value = self.any_value() if schema is True else self.met_value(schema, where, f"{hint}-x{n}")
+            value = self.any_value() if schema is True else keys.extra_member(
+                decoded, lambda schema=schema, where=where, n=n: self.value(schema, where, f"{hint}-x{n}"))
             if value is not None:  # keys whose patterns' schemas admit no value in common cannot appear
                 out.append(seq(self.class_key(decoded), value))  # type: ignore[arg-type]
         return (EMPTY, alt(*out)) if out else None
-
-    def met_value(self, schema: Any, path: str, hint: str) -> Expr | None:
-        """:meth:`value` of a schema toolgram met from several (``allOf`` of a property and the patterns its
-        name matches, or of patterns); None when they admit no value in common (the key cannot appear)."""
-        try:
-            return self.value(schema, path, hint)
-        except EmptySchemaError:
-            return None
 
     def class_key(self, decoded: Expr) -> Expr:
         """A key of one class (a decoded expression: :func:`.keys.key_classes`) and its colon, as one token.
@@ -1193,6 +1184,32 @@ class ObjectKeys:
     def declared(self) -> tuple[str, ...]:
         """The names no undeclared key may take."""
         return (*self.props, *self.gone)
+
+    def member(self, name: str, build: Callable[[], T]) -> T | None:
+        """``build()`` for the declared property ``name``; None when its schema, met by toolgram with the
+        patterns its name matches, admits no value (the key cannot appear); an :class:`EmptySchemaError`
+        when that property is required (no object is valid) or its schema was not met."""
+        try:
+            return build()
+        except EmptySchemaError:
+            if name not in self.met:
+                raise
+            if name in self.required:
+                raise EmptySchemaError(f"required property {name!r} admits no value (its schema and the "
+                                       "patternProperties it matches share none): no object is valid",
+                                       f"{self.path}.properties.{name}") from None
+            return None
+
+    @staticmethod
+    def extra_member(decoded: Expr | None, build: Callable[[], T]) -> T | None:
+        """``build()`` for one class of undeclared keys (:meth:`classes`); None when the class's patterns'
+        schemas (met by toolgram) admit no value in common: such keys cannot appear."""
+        try:
+            return build()
+        except EmptySchemaError:
+            if decoded is None:
+                raise
+            return None
 
     def classes(self, allowed: Expr | None = None) -> list[tuple[Expr | None, Any, str]]:
         """``(decoded key expression or None, value schema (True: any), its path)`` per class of undeclared

@@ -166,6 +166,22 @@ def test_unmergeable_schemas_refused_or_relaxed_to_a_superset() -> None:
     assert all(ok for ok, _ in results.values()), results
 
 
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_met_schema_without_a_value(fmt: str) -> None:
+    """A property whose schema, met with its name's pattern, admits no value (here only deep inside: a required
+    member of two types) cannot appear; when it is required no object is valid: an error with its path, in
+    every call syntax (MiniMax-M3's element objects dropped the key and let the object through without it)."""
+    inner = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+    params = {"type": "object", "properties": {"a": inner, "b": {"type": "integer"}},
+              "patternProperties": {"^a$": {"properties": {"x": {"type": "integer"}}}}}
+    with pytest.raises(ToolgramError, match=r"parameters\.properties\.a\b"):
+        compile(fmt, [tool("f", {**params, "required": ["a"]})], dialect="lark")
+    bundle = compile(fmt, [tool("f", params)], dialect="lark", tool_choice="required")
+    for args, want in (({"b": 1}, True), ({"a": {"x": "s"}, "b": 1}, False)):
+        results = engine_results(bundle, render_calls(fmt, [("f", args)]))
+        assert all(ok == want for ok, _ in results.values()), (args, results)
+
 @pytest.mark.model
 def test_openvino_loads_pattern_grammars() -> None:
     """OpenVINO GenAI's embedded (older) xgrammar loads every case's EBNF and structural tag."""
