@@ -277,12 +277,11 @@ def product(a: Dfa, b: Dfa) -> Dfa:
     return trans, {i for i, (x, y) in enumerate(order) if x in aa and y in ab}, starts
 
 
-def intersection(a: Expr, b: Expr, max_nodes: int | None = None, max_states: int | None = None) -> Expr:
-    """The words both regular expressions match, as one unambiguous expression (product DFA, minimized;
-    the caps as :func:`dfa_expr`'s)."""
+def intersection(a: Expr, b: Expr) -> Expr:
+    """The words both regular expressions match, as one unambiguous expression (product DFA, minimized)."""
     trans, labels, starts = build_labeled_dfa((a, b))
     trans, accepting = minimize(trans, {s for s, lab in enumerate(labels) if len(lab) == 2})
-    return dfa_expr(trans, accepting, starts, max_nodes=max_nodes, max_states=max_states)
+    return dfa_expr(trans, accepting, starts)
 
 
 @lru_cache(maxsize=65536)

@@ -47,16 +47,17 @@ def scaled(m: Decimal) -> tuple[int, int]:
     return (a * 10**exp, 0) if exp >= 0 else (a, -exp)
 
 
+def exact_decimal(v: float) -> Decimal:
+    """The decimal a JSON number means: a float by its shortest spelling (``0.1``, not its binary value)."""
+    return Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+
+
 def common_multiple(m1: float, m2: float) -> int | float:
     """The least common multiple of two ``multipleOf`` values (``allOf`` of both): exact in decimal."""
-    (a1, s1), (a2, s2) = scaled(_decimal(m1)), scaled(_decimal(m2))
+    (a1, s1), (a2, s2) = scaled(exact_decimal(m1)), scaled(exact_decimal(m2))
     s = max(s1, s2)
     a = lcm(a1 * 10 ** (s - s1), a2 * 10 ** (s - s2))
     return a if s == 0 else float(Decimal(a).scaleb(-s))
-
-
-def _decimal(m: float) -> Decimal:
-    return Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
 
 
 def integer_step(m: Decimal) -> int:

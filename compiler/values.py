@@ -30,7 +30,7 @@ from .keys import (
     plain_name,
     python_key_body,
 )
-from .multiples import integer_step, multiples
+from .multiples import exact_decimal, integer_step, multiples
 from .regex import decoded_char, json_char, pattern_to_ir, python_char, raw_char, spell
 from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, met_branch, type_hint
 
@@ -879,67 +879,60 @@ class ValueBuilder:
         lo, hi = _int_bounds(schema, path)
         if lo is not None and hi is not None and lo > hi:
             raise EmptySchemaError("minimum is larger than maximum", path)
-        if "multipleOf" in schema:
-            multiples = self._multiples(schema, path, True)
+        m = self._multiple_of(schema, path)
+        step = 1 if m is None else integer_step(m)  # 1: every integer is a multiple
+        if step > 1 and lo is not None and hi is not None:
+            first = -(-lo // step) * step
+            if (hi - first) // step < MAX_MULTIPLES:  # few enough to list
+                values = [str(v) for v in range(first, hi + 1, step)]
+                if not values:
+                    raise EmptySchemaError(f"no multiple of {m} lies between minimum and maximum",
+                                           f"{path}.multipleOf")
+                # longer spellings first: a Lark terminal takes the first alternative that matches
+                return Token(alt(*(Lit(v) for v in sorted(values, key=len, reverse=True))), "INT")
+        bounded = None if lo is None and hi is None else int_range(lo, hi)
+        if step > 1:
+            assert m is not None
+            multiples = self._multiples(m, True, bounded, path)
             if multiples is not None:
                 return multiples
-        if lo is None and hi is None:
-            return Token(INT_RE, "INT")
-        return Token(int_range(lo, hi), "INT")
+        return Token(INT_RE if bounded is None else bounded, "INT")
 
     def _t_number(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
-        if "multipleOf" in schema:
-            multiples = self._multiples(schema, path, False)
-            if multiples is not None:
-                return multiples
         lo, lo_ex, hi, hi_ex = number_bounds(schema, path)
-        if lo is None and hi is None:
-            return Token(NUMBER, "NUMBER")
         # bounded: decimal spellings only (no exponent), as llguidance writes them
         try:
-            return Token(decimal_range(lo, lo_ex, hi, hi_ex), "NUMBER")
+            bounded = None if lo is None and hi is None else decimal_range(lo, lo_ex, hi, hi_ex)
         except ValueError:
             raise EmptySchemaError("no number lies between minimum and maximum", path) from None
+        m = self._multiple_of(schema, path)
+        if m is not None:
+            multiples = self._multiples(m, False, bounded, path)
+            if multiples is not None:
+                return multiples
+        return Token(NUMBER if bounded is None else bounded, "NUMBER")
 
-    def _multiples(self, schema: dict[str, Any], path: str, integer: bool) -> Expr | None:
-        """The integers or numbers within the bounds that are multiples of ``multipleOf``
-        (:mod:`.multiples`); None when every value is one (an integer's ``multipleOf`` dividing 1).
-        A bounded integer with at most :data:`MAX_MULTIPLES` of them lists them.  An expression past
-        the caps is unsupported (permissive: the bounds alone)."""
-        where = f"{path}.multipleOf"
+    @staticmethod
+    def _multiple_of(schema: dict[str, Any], path: str) -> Decimal | None:
+        """``multipleOf`` as an exact decimal; None when absent."""
+        if "multipleOf" not in schema:
+            return None
         m = schema["multipleOf"]
         if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0 or not math.isfinite(m):
-            raise SchemaError("multipleOf must be a number larger than 0", where)
-        d = Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
-        if integer and integer_step(d) == 1:
-            return None
-        kind = "INT" if integer else "NUMBER"
-        if integer:
-            lo, hi = _int_bounds(schema, path)
-            if lo is not None and hi is not None:
-                step = integer_step(d)
-                first = -(-lo // step) * step
-                if (hi - first) // step < MAX_MULTIPLES:
-                    values = [str(v) for v in range(first, hi + 1, step)]
-                    if not values:
-                        raise EmptySchemaError(f"no multiple of {m} lies between minimum and maximum", where)
-                    # longer spellings first: a Lark terminal takes the first alternative that matches
-                    return Token(alt(*(Lit(v) for v in sorted(values, key=len, reverse=True))), kind)
-            bounded = None if lo is None and hi is None else int_range(lo, hi)
-        else:
-            lo_d, lo_ex, hi_d, hi_ex = number_bounds(schema, path)
-            try:
-                bounded = None if lo_d is None and hi_d is None else decimal_range(lo_d, lo_ex, hi_d, hi_ex)
-            except ValueError:
-                raise EmptySchemaError("no number lies between minimum and maximum", path) from None
+            raise SchemaError("multipleOf must be a number larger than 0", f"{path}.multipleOf")
+        return exact_decimal(m)
+
+    def _multiples(self, m: Decimal, integer: bool, bounded: Expr | None, path: str) -> Expr | None:
+        """The integers or numbers (within ``bounded``, a range's expression) that are multiples of ``m``
+        (:mod:`.multiples`), one token.  An expression past the caps is unsupported: None (permissive)."""
         try:
-            e = multiples(d, integer, bounded)
+            e = multiples(m, integer, bounded)
         except DfaLimit:
             self.ctx.unsupported("multipleOf", path)
             return None
         if e == Chars(()):
-            raise EmptySchemaError(f"no multiple of {m} lies between minimum and maximum", where)
-        return Token(e, kind, stop="0123456789.")
+            raise EmptySchemaError(f"no multiple of {m} lies between minimum and maximum", f"{path}.multipleOf")
+        return Token(e, "INT" if integer else "NUMBER", stop="0123456789.")
 
     def _t_boolean(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         return self.boolean()
@@ -1077,14 +1070,14 @@ def admits(schema: dict[str, Any], v: Any) -> bool:
             return False
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         lo, lo_ex, hi, hi_ex = number_bounds(schema, "$")
-        d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+        d = exact_decimal(v)
         if lo is not None and (d < lo or (lo_ex and d == lo)):
             return False
         if hi is not None and (d > hi or (hi_ex and d == hi)):
             return False
         m = schema.get("multipleOf")
         if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0:
-            q = d / (Decimal(repr(m)) if isinstance(m, float) else Decimal(m))
+            q = d / exact_decimal(m)
             if q != q.to_integral_value():
                 return False
     if isinstance(v, str):
@@ -1392,7 +1385,7 @@ def number_bounds(schema: dict[str, Any], path: str) -> Bounds:
             raise UnsupportedSchemaError(
                 f"{key} has more than {MAX_INT_DIGITS} digits, more than toolgram's limit", f"{path}.{key}"
             )
-        d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+        d = exact_decimal(v)
         if d != d.to_integral_value() and -d.as_tuple().exponent > MAX_INT_DIGITS:
             raise UnsupportedSchemaError(f"{key} has more than {MAX_INT_DIGITS} fraction digits", f"{path}.{key}")
         return d
