@@ -55,6 +55,7 @@ from .values import (
     length_bounds,
     object_keys,
     schema_text,
+    wrapper_pad,
 )
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
@@ -606,11 +607,12 @@ class GrammarBuilder:
         else:
             body = inner
         body = self.g.shared("calls", body)
+        pad = wrapper_pad(self.opts.whitespace)
         wrapped = [
             seq(
-                Token(seq(Lit(w.open), JSON_WS), "WOPEN"),
+                Token(seq(Lit(w.open), pad), "WOPEN"),
                 body,
-                Token(seq(JSON_WS, Lit(w.close)), "WCLOSE") if w.close else EMPTY,
+                Token(seq(pad, Lit(w.close)), "WCLOSE") if w.close else EMPTY,
             )
             for w in sc.wrappers
         ]

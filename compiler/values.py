@@ -59,6 +59,13 @@ HEX = Chars(((ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))))
 # GBNF and EBNF print it as one rule ``ws`` (issue 10: engines expand every inline copy).
 JSON_WS = named(alt(EMPTY, Lit(" "), seq(Rep(Lit("\n"), 1, 2), Rep(Chars.of(" \t"), 0, 20))), "ws")
 WS = Rep(Chars.of(" \t\n"), 0, None)  # SPEC section 1: between calls and before them
+
+
+def wrapper_pad(whitespace: str) -> Expr:
+    """Whitespace inside a wrapper word (``<|python_tag|>``, ``>>>``, ``<|python_start|>...<|python_end|>``)
+    around its calls: none in ``canonical`` (the templates write the calls right after the word), JSON
+    whitespace in ``flexible``."""
+    return EMPTY if whitespace == "canonical" else JSON_WS
 #: SPEC section 1: after the last call at most one newline, so every engine's matcher completes there
 END_WS = Rep(Lit("\n"), 0, 1)
 
@@ -1436,4 +1443,4 @@ def length_bounds(schema: dict[str, Any], path: str) -> tuple[int, int | None]:
 
 
 __all__ = ["ValueBuilder", "enum_values", "admits", "decimal_range", "number_bounds", "int_range",
-           "count", "length_bounds", "JSON_WS", "WS", "END_WS", "MAX_LENGTH", "MAX_ITEMS"]
+           "count", "length_bounds", "JSON_WS", "WS", "END_WS", "wrapper_pad", "MAX_LENGTH", "MAX_ITEMS"]

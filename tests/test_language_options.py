@@ -92,6 +92,36 @@ def test_one_newline_after_the_last_call_in_auto() -> None:
         assert verdicts(b, text + "\n\n") == {False}, dialect
 
 
+#: a wrapper word and the calls it opens, and the same with whitespace after the word (what SmolLM2 wrote
+#: under functionary_v3_2 before: ``>>>`` then two newlines and twenty tabs before the name)
+WRAPPED = {
+    "functionary_v3_2": (">>>", "\n\n\t\t"),
+    "llama3_json": ("<|python_tag|>", "\n"),
+    "llama4_pythonic": ("<|python_start|>", " "),
+}
+CLOSES = {"llama4_pythonic": "<|python_end|>"}
+
+
+@pytest.mark.parametrize("fmt", sorted(WRAPPED))
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_wrapper_word_then_the_calls_directly(fmt: str, dialect: str) -> None:
+    """Canonical whitespace: the calls follow a wrapper word directly, as the templates write them (a gap there
+    cost up to 26 tokens a call); ``flexible`` admits JSON whitespace after it. Strict parsing agrees."""
+    word, gap = WRAPPED[fmt]
+    text = render_calls(fmt, CALL)
+    text = text if text.startswith(word) else word + text + CLOSES.get(fmt, "")
+    gapped = text.replace(word, word + gap, 1)
+    assert verdicts(bundle(fmt, dialect), text) == {True}
+    assert verdicts(bundle(fmt, dialect), gapped) == {False}
+    assert verdicts(bundle(fmt, dialect, whitespace="flexible"), gapped) == {True}
+    if dialect == "lark":
+        strict = toolgram.parse(fmt, gapped, TOOLS, mode="strict", tool_choice="required")
+        assert not strict["tool_calls"] and strict["diagnostics"]
+        flexible = toolgram.parse(fmt, gapped, TOOLS, mode="strict", tool_choice="required", whitespace="flexible")
+        assert [c["function"]["name"] for c in flexible["tool_calls"]] == ["get_weather"]
+        assert toolgram.parse(fmt, gapped, TOOLS)["tool_calls"]  # lenient reads both
+
+
 def test_llama3_json_envelope_keeps_the_triggers_whitespace() -> None:
     """SPEC's trigger/grammar consistency: the pattern ``\\{\\s*"name"\\s*:`` hands ``{ "name" :`` to
     the grammar, so the canonical envelope still admits whitespace there; the arguments are canonical."""
