@@ -200,7 +200,7 @@ def run_case(gen: Any, fmt: str, mode: str, case: dict[str, Any], category: str,
         valid=(not calls) if "irrelevance" in category else schema_valid(calls, tools),
         calls=len(calls),
         tokens=result["usage"]["completion_tokens"],
-        finish=message.get("finish_reason"),
+        finish=result["message"].get("finish_reason"),  # the engine's (a re-parse of free text cannot know it)
         seconds=round(time.perf_counter() - t0, 3),
         text=result["text"],
     )
@@ -236,29 +236,62 @@ def print_table(rows: list[dict[str, Any]]) -> None:
               f"{r['valid']:>7.2f} {tpc:>9} {r['seconds_per_case']:>7.2f} {r['refused']:>8} {r['length']:>7}")
 
 
+def _weighted(rows: list[dict[str, Any]], key: str) -> float:
+    """``key`` over several rows, each case weighing the same."""
+    return sum(r[key] * r["n"] for r in rows) / max(sum(r["n"] for r in rows), 1)
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """The summary as Markdown, for the docs: per format x mode over all categories (accuracy, valid, tokens
+    per call, cut at the token limit), then accuracy per category."""
+    by_fm: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_fm[(r["format"], r["mode"])].append(r)
+    categories = [c for c in CATEGORIES if any(r["category"] == c for r in rows)]
+    keys = sorted(by_fm, key=lambda k: (k[0], MODES.index(k[1])))
+    lines = ["| format | mode | cases | accuracy | valid | tokens/call | cut at limit |",
+             "|---|---|---|---|---|---|---|"]
+    for fmt, mode in keys:
+        rs = by_fm[(fmt, mode)]
+        calls = [r for r in rs if r["tokens_per_call"] is not None]
+        tpc = f"{_weighted(calls, 'tokens_per_call'):.0f}" if calls else "-"
+        lines.append(f"| {fmt} | {mode} | {sum(r['n'] for r in rs)} | {_weighted(rs, 'accuracy'):.2f} | "
+                     f"{_weighted(rs, 'valid'):.2f} | {tpc} | {sum(r['length'] for r in rs)} |")
+    lines += ["", "| format | mode | " + " | ".join(categories) + " |", "|---|---|" + "---|" * len(categories)]
+    for fmt, mode in keys:
+        acc = {r["category"]: r for r in by_fm[(fmt, mode)]}
+        cells = [f"{round(acc[c]['accuracy'] * acc[c]['n'])}/{acc[c]['n']}" if c in acc else "-" for c in categories]
+        lines.append(f"| {fmt} | {mode} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
-    """Accuracy per format and mode over all cases run (each case weighs the same), as a grouped bar chart."""
+    """Two grouped bar charts per format and mode over the categories that expect a call (each case weighs the
+    same): BFCL accuracy, and the share of cases whose calls are valid. ``irrelevance`` (no call expected) is
+    left to the table: ``required`` fails it by definition."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    totals: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for r in rows:
-        totals[(r["format"], r["mode"])][0] += r["accuracy"] * r["n"]
-        totals[(r["format"], r["mode"])][1] += r["n"]
-    formats = sorted({f for f, _ in totals})
-    modes = [m for m in MODES if any(k[1] == m for k in totals)]
+    calls = [r for r in rows if "irrelevance" not in r["category"]]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in calls:
+        groups[(r["format"], r["mode"])].append(r)
+    formats = sorted({f for f, _ in groups})
+    modes = [m for m in MODES if any(k[1] == m for k in groups)]
     width = 0.8 / max(len(modes), 1)
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(formats)), 3.6))
-    for i, mode in enumerate(modes):
-        values = [totals[(f, mode)][0] / totals[(f, mode)][1] if totals[(f, mode)][1] else 0 for f in formats]
-        ax.bar([x + i * width for x in range(len(formats))], values, width, label=mode)
-    ax.set_xticks([x + width * (len(modes) - 1) / 2 for x in range(len(formats))], formats, rotation=20)
-    ax.set_ylabel("BFCL accuracy")
-    ax.set_ylim(0, 1)
-    ax.set_title(title, fontsize=9)
-    ax.legend(title="mode")
+    fig, axes = plt.subplots(1, 2, figsize=(max(9, 2.0 * len(formats)), 3.8), sharey=True)
+    for ax, key, label in ((axes[0], "accuracy", "BFCL accuracy"), (axes[1], "valid", "valid calls")):
+        for i, mode in enumerate(modes):
+            values = [_weighted(groups[(f, mode)], key) if groups[(f, mode)] else 0 for f in formats]
+            ax.bar([x + i * width for x in range(len(formats))], values, width, label=mode)
+        ax.set_xticks([x + width * (len(modes) - 1) / 2 for x in range(len(formats))], formats, rotation=25,
+                      ha="right")
+        ax.set_title(f"{label}, cases that expect a call", fontsize=9)
+        ax.set_ylim(0, 1)
+    axes[0].legend(title="mode")
+    fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(f"plot: {path}")
@@ -325,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = summarise([r for r in records.values()
                       if (r["category"], r["format"], r["mode"]) in wanted and r.get("parallel") == args.parallel])
     print_table(rows)
+    print("\n" + markdown(rows))
     if args.plot:
         plot(rows, args.plot, f"BFCL v4, {model_label}, first {args.limit or 'all'} cases per category")
     machine_footer()

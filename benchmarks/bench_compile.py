@@ -129,8 +129,10 @@ def _cell(req: dict[str, Any]) -> dict[str, Any]:
     return {"ms": median_ms(fn, req["repeat"], warmup=max(0, req["warmup"] - 1)), "vocab": _COMPILER[1]}
 
 
-def bench_xgrammar(repeat: int, warmup: int, sizes: tuple[int, ...], timeout: float) -> None:
+def bench_xgrammar(repeat: int, warmup: int, sizes: tuple[int, ...], timeout: float) -> list[dict[str, Any]]:
+    """Section 2; returns one row per format x tool count (ms per kind, ratios) for :func:`plot`."""
     worker = Worker(__file__)
+    rows: list[dict[str, Any]] = []
     desc, _ = worker.call({"fmt": "hermes", "model": "qwen_3", "n": 1, "kind": "builtin", "repeat": 1,
                            "warmup": 0}, 120)
     print(f"\n## 2. xgrammar {dist_version('xgrammar')} compile ms (median of {repeat}, {warmup} warm-up), one "
@@ -158,11 +160,40 @@ def bench_xgrammar(repeat: int, warmup: int, sizes: tuple[int, ...], timeout: fl
             r1, r2 = ratio(ms["ebnf"], ms["builtin"]), ratio(ms["stag"], ms["builtin"])
             mark = ">" if shown["ebnf"].strip().startswith(">") else ""
             worst = max(worst, (r1, f"{fmt} ebnf, {n} tools"))
+            rows.append({"format": fmt, "builtin": model, "tools": n, **ms, "ebnf/b": r1, "stag/b": r2})
             print(f"{fmt:<14} {model:<14} {n:>5} {shown['ebnf']} {shown['stag']} {shown['builtin']} "
                   f"{mark + format(r1, '.2f'):>7} {'>' if shown['stag'].strip().startswith('>') else ''}"
                   f"{r2:6.2f}", flush=True)
     worker.close()
     print(f"worst EBNF ratio: {worst[0]:.2f} ({worst[1]}); target <= 1.0")
+    return rows
+
+
+def plot(rows: list[dict[str, Any]], path: str, title: str) -> None:
+    """Section 2 as a PNG: toolgram EBNF compile time / builtin's, per format and tool count (log scale)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    formats = list(dict.fromkeys(r["format"] for r in rows))
+    sizes = sorted({r["tools"] for r in rows})
+    ratios = {(r["format"], r["tools"]): r["ebnf/b"] for r in rows}
+    width = 0.8 / len(sizes)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * len(formats)), 3.6))
+    for i, n in enumerate(sizes):
+        xs = [x + i * width for x in range(len(formats))]
+        ax.bar(xs, [ratios.get((f, n), float("nan")) for f in formats], width, label=f"{n} tools")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks([x + width * (len(sizes) - 1) / 2 for x in range(len(formats))], formats, rotation=30,
+                  ha="right")
+    ax.set_ylabel("toolgram EBNF / builtin tag")
+    ax.set_title(title, fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"plot: {path}")
 
 
 def main() -> None:
@@ -171,6 +202,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--skip-xgrammar", action="store_true")
     ap.add_argument("--timeout", type=float, default=60.0, help="per xgrammar cell (all its repeats), s")
+    ap.add_argument("--plot", default=None, help="write section 2's ratios as a PNG (matplotlib)")
+    ap.add_argument("--skip-build", action="store_true", help="section 2 only")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -179,11 +212,15 @@ def main() -> None:
     repeat = 1 if args.quick else args.repeat
     machine_header("bench_compile: grammar text build time; xgrammar compile vs builtin structural tags",
                    "wall time (time.perf_counter) in this process, median after one warm-up run")
-    bench_build(repeat, (100,) if args.quick else SIZES)
-    bench_build(repeat, (100,), distinct=True)
+    if not args.skip_build:
+        bench_build(repeat, (100,) if args.quick else SIZES)
+        bench_build(repeat, (100,), distinct=True)
     if not args.skip_xgrammar:
-        bench_xgrammar(1 if args.quick else max(1, repeat // 2 + 1), 0 if args.quick else 1, SIZES,
-                       min(args.timeout, 20.0) if args.quick else args.timeout)
+        rows = bench_xgrammar(1 if args.quick else max(1, repeat // 2 + 1), 0 if args.quick else 1, SIZES,
+                              min(args.timeout, 20.0) if args.quick else args.timeout)
+        if args.plot:
+            plot(rows, args.plot, f"xgrammar {dist_version('xgrammar')} compile, SmolLM2 vocabulary, "
+                                  "tool_choice auto: toolgram EBNF / builtin structural tag (1.0 = as fast)")
     machine_footer()
 
 

@@ -51,8 +51,10 @@ def measure(fmt: str, text: str, written: int, hit_max: bool, count: Any) -> str
         return f"{written:8d} {'-':>6} {'-':>6} {'-':>6}  no call: {text[:40]!r}"
     canonical = render_calls(fmt, calls)
     canon = count(canonical)
-    end = canonical.rstrip()[-6:]
-    after = text[text.rindex(end) + len(end):] if end in text else text
+    # the call's last character (``}``, ``]``, ``>``): the model may spell values otherwise (``"Paris"`` for
+    # ``'Paris'``), so the canonical rendering's tail need not occur in the text
+    end = canonical.rstrip()[-1]
+    after = text[text.rindex(end) + 1:] if end in text else text
     return (f"{written:8d} {canon:6d} {written / canon:6.2f} {count(after) if after else 0:6d}"
             f"{'  max' if hit_max else ''}")
 
