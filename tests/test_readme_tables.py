@@ -61,6 +61,8 @@ def test_readme_lists_every_format_id_once() -> None:
     ids = [line.split("`")[1] for line in listed.splitlines()]
     assert all(line.startswith("- `") for line in listed.splitlines()), listed
     assert ids == list(FORMATS), "README.md's format-ids list differs from toolgram.grammars.FORMATS"
+    # the first paragraph names six formats "and N more"
+    assert f"and {len(FORMATS) - 6} more." in readme.split("\n\n", 2)[1].replace("\n", " ")
 
 
 def test_readme_is_short() -> None:
