@@ -243,7 +243,11 @@ CITIES = ["Paris", "Rome", "Berlin", "Madrid"]
 
 @pytest.mark.slow
 def test_concurrent_clients_get_their_own_answers(server: Server) -> None:
-    """4 clients x 3 requests at once: each answer is the one the same request gets alone (greedy)."""
+    """4 clients x 3 requests at once: each answer is its own request's, never another client's.
+
+    Greedy answers under concurrency are not compared with the same request alone: a batch of four runs other
+    kernels than a batch of one, and on a near tie SmolLM2 picks another token (seen: ``"location"`` for
+    ``"Madrid"``). Mixing shows as another client's city in an answer, or a call to the other tool."""
 
     def ask(c: Any, i: int, j: int) -> Any:
         tool = ["get_weather", "get_forecast"][(i + j) % 2]
@@ -252,11 +256,6 @@ def test_concurrent_clients_get_their_own_answers(server: Server) -> None:
             messages=[{"role": "user", "content": f"What's the weather like in {CITIES[i]}?"}],
             tool_choice={"type": "function", "function": {"name": tool}})
 
-    alone = {}
-    for i in range(4):
-        for tool_j in range(2):
-            r = ask(server.client(), i, tool_j)
-            alone[(i, tool_j)] = [(c.function.name, c.function.arguments) for c in r.choices[0].message.tool_calls]
     results: dict[tuple[int, int], Any] = {}
     errors: list[BaseException] = []
 
@@ -279,7 +278,8 @@ def test_concurrent_clients_get_their_own_answers(server: Server) -> None:
         tool = ["get_weather", "get_forecast"][(i + j) % 2]
         calls = r.choices[0].message.tool_calls
         check_calls(calls, only=tool)
-        assert [(c.function.name, c.function.arguments) for c in calls] == alone[(i, j % 2)], (i, j)
+        named = {city for city in CITIES for c in calls if city in c.function.arguments}
+        assert named <= {CITIES[i]}, (i, j, named)  # no other client's city
     assert any(CITIES[i] in r.choices[0].message.tool_calls[0].function.arguments for (i, _), r in results.items())
 
 
