@@ -161,6 +161,22 @@ def peak_rss_mb(pid: int | str = "self") -> float:
     return _status_kb("VmHWM", pid) / 1024
 
 
+def grouped_bars(ax: Any, labels: list[str], series: dict[str, list[float]]) -> None:
+    """One group of bars per label on matplotlib axes ``ax``, one bar per series in each (the plots of
+    bench_bfcl and bench_compile), the ticks under each group's middle."""
+    width = 0.8 / max(len(series), 1)
+    for i, (name, values) in enumerate(series.items()):
+        ax.bar([x + i * width for x in range(len(labels))], values, width, label=name)
+    ax.set_xticks([x + width * (len(series) - 1) / 2 for x in range(len(labels))], labels, rotation=25, ha="right")
+
+
+def save_figure(fig: Any, path: Any) -> None:
+    """Lay out and write a matplotlib figure as the benchmarks' PNGs are written."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"plot: {path}")
+
+
 def ratio(a: float, b: float) -> float:
     return a / b if b and b == b and a == a else float("nan")
 

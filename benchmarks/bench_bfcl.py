@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine_footer, machine_header  # noqa: E402
+from _common import grouped_bars, machine_footer, machine_header, save_figure  # noqa: E402
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
               "live_simple", "live_multiple", "live_parallel")
@@ -280,21 +280,15 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
         groups[(r["format"], r["mode"])].append(r)
     formats = sorted({f for f, _ in groups})
     modes = [m for m in MODES if any(k[1] == m for k in groups)]
-    width = 0.8 / max(len(modes), 1)
     fig, axes = plt.subplots(1, 2, figsize=(max(9, 2.0 * len(formats)), 3.8), sharey=True)
     for ax, key, label in ((axes[0], "accuracy", "BFCL accuracy"), (axes[1], "valid", "valid calls")):
-        for i, mode in enumerate(modes):
-            values = [_weighted(groups[(f, mode)], key) if groups[(f, mode)] else 0 for f in formats]
-            ax.bar([x + i * width for x in range(len(formats))], values, width, label=mode)
-        ax.set_xticks([x + width * (len(modes) - 1) / 2 for x in range(len(formats))], formats, rotation=25,
-                      ha="right")
+        grouped_bars(ax, formats, {mode: [_weighted(groups[(f, mode)], key) if groups[(f, mode)] else 0
+                                          for f in formats] for mode in modes})
         ax.set_title(f"{label}, cases that expect a call", fontsize=9)
         ax.set_ylim(0, 1)
     axes[0].legend(title="mode")
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    print(f"plot: {path}")
+    save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,12 +28,14 @@ from typing import Any
 from _common import (
     Worker,
     dist_version,
+    grouped_bars,
     machine_footer,
     machine_header,
     make_tools,
     median_ms,
     ratio,
     reasoning_off,
+    save_figure,
     worker_loop,
 )
 from toolgram.compiler.dialects import NAMES as DIALECTS
@@ -179,21 +181,14 @@ def plot(rows: list[dict[str, Any]], path: str, title: str) -> None:
     formats = list(dict.fromkeys(r["format"] for r in rows))
     sizes = sorted({r["tools"] for r in rows})
     ratios = {(r["format"], r["tools"]): r["ebnf/b"] for r in rows}
-    width = 0.8 / len(sizes)
     fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * len(formats)), 3.6))
-    for i, n in enumerate(sizes):
-        xs = [x + i * width for x in range(len(formats))]
-        ax.bar(xs, [ratios.get((f, n), float("nan")) for f in formats], width, label=f"{n} tools")
+    grouped_bars(ax, formats, {f"{n} tools": [ratios.get((f, n), float("nan")) for f in formats] for n in sizes})
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
-    ax.set_xticks([x + width * (len(sizes) - 1) / 2 for x in range(len(formats))], formats, rotation=30,
-                  ha="right")
     ax.set_ylabel("toolgram EBNF / builtin tag")
     ax.set_title(title, fontsize=9)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    print(f"plot: {path}")
+    save_figure(fig, path)
 
 
 def main() -> None:

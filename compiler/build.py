@@ -55,7 +55,7 @@ from .values import (
     length_bounds,
     object_keys,
     schema_text,
-    wrapper_pad,
+    template_gap,
 )
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
@@ -547,7 +547,7 @@ class GrammarBuilder:
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
         args = self._keyword_args(index, tool, "python", "=", _python_key, IDENT)
-        pad = EMPTY if self.opts.whitespace == "canonical" else JSON_WS
+        pad = template_gap(self.opts.whitespace)
         return seq(Token(seq(Lit(tool.name + "("), pad), "CALLOPEN"), args, Token(seq(pad, Lit(")")), "CALLCLOSE"))
 
     def _gemma_call(self, index: int, tool: Tool, c: GemmaCall) -> Expr:
@@ -607,7 +607,7 @@ class GrammarBuilder:
         else:
             body = inner
         body = self.g.shared("calls", body)
-        pad = wrapper_pad(self.opts.whitespace)
+        pad = template_gap(self.opts.whitespace)
         wrapped = [
             seq(
                 Token(seq(Lit(w.open), pad), "WOPEN"),

@@ -60,14 +60,15 @@ HEX = Chars(((ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))))
 JSON_WS = named(alt(EMPTY, Lit(" "), seq(Rep(Lit("\n"), 1, 2), Rep(Chars.of(" \t"), 0, 20))), "ws")
 WS = Rep(Chars.of(" \t\n"), 0, None)  # SPEC section 1: between calls and before them
 
-
-def wrapper_pad(whitespace: str) -> Expr:
-    """Whitespace inside a wrapper word (``<|python_tag|>``, ``>>>``, ``<|python_start|>...<|python_end|>``)
-    around its calls: none in ``canonical`` (the templates write the calls right after the word), JSON
-    whitespace in ``flexible``."""
-    return EMPTY if whitespace == "canonical" else JSON_WS
 #: SPEC section 1: after the last call at most one newline, so every engine's matcher completes there
 END_WS = Rep(Lit("\n"), 0, 1)
+
+
+def template_gap(whitespace: str) -> Expr:
+    """Whitespace where the template writes none (inside a wrapper word such as ``<|python_tag|>``, ``>>>`` or
+    ``<|python_start|>...<|python_end|>``, inside a pythonic call's parentheses): nothing under ``canonical``,
+    JSON whitespace under ``flexible``."""
+    return EMPTY if whitespace == "canonical" else JSON_WS
 
 INT_RE = seq(opt(Lit("-")), alt(Lit("0"), seq(DIGIT19, Rep(DIGIT, 0, None))))
 FRAC = seq(Lit("."), Rep(DIGIT, 1, None))
@@ -1443,4 +1444,4 @@ def length_bounds(schema: dict[str, Any], path: str) -> tuple[int, int | None]:
 
 
 __all__ = ["ValueBuilder", "enum_values", "admits", "decimal_range", "number_bounds", "int_range",
-           "count", "length_bounds", "JSON_WS", "WS", "END_WS", "wrapper_pad", "MAX_LENGTH", "MAX_ITEMS"]
+           "count", "length_bounds", "JSON_WS", "WS", "END_WS", "template_gap", "MAX_LENGTH", "MAX_ITEMS"]

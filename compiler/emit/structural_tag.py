@@ -47,7 +47,7 @@ from ...grammars.spec import FormatSpec
 from ..ir import EMPTY, Expr, Grammar, Lit, Ref, Rep, Token, alt, seq, up_to
 from ..options import Options
 from ..schema import Tool
-from ..values import END_WS, JSON_WS, WS, wrapper_pad
+from ..values import END_WS, JSON_WS, WS, template_gap
 from .bnf import to_ebnf
 
 Fmt = dict[str, Any]
@@ -139,7 +139,7 @@ class _Emitter:
         list_open = seq(Lit(sc.open), JSON_WS) if sc.open else EMPTY
         list_close = seq(JSON_WS, Lit(sc.close)) if sc.open else EMPTY
         options = [self.sequence(self.grammar(list_open), self.calls_from("", "", self.rest(seq(list_close, END_WS))))]
-        pad = wrapper_pad(self.opts.whitespace)
+        pad = template_gap(self.opts.whitespace)
         for w in sc.wrappers:
             # the IR's wrapper tokens: WOPEN, WCLOSE
             wclose = seq(pad, Lit(w.close)) if w.close else EMPTY
