@@ -1,9 +1,11 @@
 """`toolgram serve` under load: continuous batching vs the queued engine, with and without grammars.
 
-    python benchmarks/bench_serve.py [--requests 32] [--clients 1,4,8,16] [--engines batch,queue] [--model PATH]
+    python benchmarks/bench_serve.py [--requests 32] [--clients 1,4,8,16] [--engines batch,batch-noprefix,queue]
+                                     [--model PATH]
     python benchmarks/bench_serve.py --quick      # a tiny run that checks the script works (no figures)
 
-For each engine (a server subprocess on 127.0.0.1, ``--engine batch|queue``) and each grammar mode
+For each engine (a server subprocess on 127.0.0.1: ``batch``, ``batch-noprefix`` with ``--prefix-caching off``,
+``queue``) and each grammar mode
 (``grammar``: a named tool choice, so every request is constrained; ``free``: the same prompt and
 tools with ``tool_choice: "none"``, no grammar) and each number of concurrent clients, it sends
 ``--requests`` streamed requests (greedy, ``max_tokens`` 32) and prints requests/s, generated
@@ -16,6 +18,7 @@ load average is printed before and after.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -30,18 +33,27 @@ import httpx
 TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Get the current weather in a city",
     "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}}]
-MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
+CITIES = ("Paris", "Madrid", "Tokyo", "Lima", "Oslo", "Cairo", "Delhi", "Quito", "Rome", "Seoul", "Accra", "Hanoi")
 MAX_TOKENS = 32
+_count = itertools.count()
 
 
 def body(stream: bool = False, grammar: bool = True) -> dict[str, Any]:
+    """One request; the city changes from request to request (the tools and the prompt around them do not)."""
     choice: Any = {"type": "function", "function": {"name": "get_weather"}} if grammar else "none"
-    return {"messages": MESSAGES, "tools": TOOLS, "max_tokens": MAX_TOKENS, "parallel_tool_calls": False,
+    city = CITIES[next(_count) % len(CITIES)]
+    return {"messages": [{"role": "user", "content": f"Weather in {city}?"}], "tools": TOOLS, "max_tokens": MAX_TOKENS,
+            "parallel_tool_calls": False,
             "tool_choice": choice, "stream": stream, "stream_options": {"include_usage": True} if stream else None}
 
 
+#: engine labels -> ``toolgram serve`` flags
+ENGINES = {"batch": ["--engine", "batch"], "batch-noprefix": ["--engine", "batch", "--prefix-caching", "off"],
+           "queue": ["--engine", "queue"]}
+
+
 def start_server(model: str | None, engine: str = "batch", max_batch: int = 16) -> tuple[subprocess.Popen[str], str]:
-    cmd = [sys.executable, "-m", "toolgram.cli", "serve", "--port", "0", "--engine", engine, "--max-queue", "256",
+    cmd = [sys.executable, "-m", "toolgram.cli", "serve", "--port", "0", *ENGINES[engine], "--max-queue", "256",
            "--max-batch", str(max_batch)] + (["--model", model] if model else [])
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -131,7 +143,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=32, help="requests per (engine, grammar, clients) cell")
     ap.add_argument("--clients", default="1,4,8,16", help="concurrency levels (comma-separated)")
-    ap.add_argument("--engines", default="batch,queue", help="engines to compare (comma-separated)")
+    ap.add_argument("--engines", default=",".join(ENGINES),
+                    help=f"engines to compare (comma-separated, of {', '.join(ENGINES)})")
     ap.add_argument("--overhead", action="store_true", help="also measure the overhead over Generator.chat")
     ap.add_argument("--quick", action="store_true", help="a tiny run: 2 requests, 1 and 2 clients, no overhead")
     ap.add_argument("--model", default=None)
@@ -141,7 +154,7 @@ def main() -> None:
         args.requests, levels = 2, [1, 2]
     print(f"load average before: {os.getloadavg()}; cpus: {os.cpu_count()}")
     rows: dict[tuple[str, str, int], dict[str, float]] = {}
-    print(f"{'engine':>6} {'grammar':>7} {'clients':>7} {'req/s':>7} {'tok/s':>7} {'p50 ms':>8} {'p99 ms':>8} "
+    print(f"{'engine':>14} {'grammar':>7} {'clients':>7} {'req/s':>7} {'tok/s':>7} {'p50 ms':>8} {'p99 ms':>8} "
           f"{'TTFT ms':>8}")
     for engine in args.engines.split(","):
         proc, url = start_server(args.model, engine, max(levels))
@@ -154,7 +167,7 @@ def main() -> None:
                     r = load(url, clients, max(args.requests - args.requests % clients, clients), grammar)
                     mode = "grammar" if grammar else "free"
                     rows[(engine, mode, clients)] = r
-                    print(f"{engine:>6} {mode:>7} {clients:>7} {r['rps']:>7.2f} {r['tps']:>7.1f} "
+                    print(f"{engine:>14} {mode:>7} {clients:>7} {r['rps']:>7.2f} {r['tps']:>7.1f} "
                           f"{r['p50'] * 1000:>8.0f} {r['p99'] * 1000:>8.0f} {r['ttft'] * 1000:>8.0f}", flush=True)
             if args.overhead and engine == "queue":
                 from toolgram.runtime.generator import Generator
@@ -163,12 +176,13 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=60)
-    for mode in ("grammar", "free"):
-        for clients in sorted({8, max(levels)} & set(levels)):  # the target is at 8 clients; the highest beside it
-            b, q = rows.get(("batch", mode, clients)), rows.get(("queue", mode, clients))
-            if b and q:
-                print(f"{mode}, {clients} clients: batch / queue requests/s {b['rps'] / q['rps']:.2f}x "
-                      f"(target >= 2 at 8); batch p99 / p50 {b['p99'] / b['p50']:.2f} (target <= 2)")
+    for batch in ("batch", "batch-noprefix"):
+        for mode in ("grammar", "free"):
+            for clients in sorted({8, max(levels)} & set(levels)):  # the target is at 8 clients; the highest too
+                b, q = rows.get((batch, mode, clients)), rows.get(("queue", mode, clients))
+                if b and q:
+                    print(f"{mode}, {clients} clients: {batch} / queue requests/s {b['rps'] / q['rps']:.2f}x "
+                          f"(target >= 2 at 8); {batch} p99 / p50 {b['p99'] / b['p50']:.2f} (target <= 2)")
     print(f"load average after: {os.getloadavg()}")
 
 

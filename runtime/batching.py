@@ -63,18 +63,22 @@ class BatchGenerator(Generator):
     """A :class:`Generator` decoding concurrent ``chat`` calls together (continuous batching).
 
     ``max_batch``: requests decoded at once (``SchedulerConfig.max_num_seqs``); ``kv_cache_size``:
-    the KV cache in GB (``SchedulerConfig.cache_size``). Call :meth:`close` to stop the worker.
+    the KV cache in GB (``SchedulerConfig.cache_size``); ``prefix_caching``: requests that start with the same
+    prompt text (the system prompt and tools) reuse its KV blocks instead of computing them again
+    (``SchedulerConfig.enable_prefix_caching``). Call :meth:`close` to stop the worker.
     """
 
     engine = "batch"
 
     def __init__(self, model: str | Path | None = None, device: str = "CPU",
                  progress: Callable[[str], None] | None = None, *, max_grammars: int = 16,
-                 compile_cache_size: int = 256, max_batch: int = 8, kv_cache_size: int = 1) -> None:
+                 compile_cache_size: int = 256, max_batch: int = 8, kv_cache_size: int = 1,
+                 prefix_caching: bool = True) -> None:
         if max_batch < 1 or kv_cache_size < 1:
             raise ToolgramError("max_batch and kv_cache_size (GB) must be at least 1")
         self.max_batch = max_batch
         self.kv_cache_size = kv_cache_size
+        self.prefix_caching = prefix_caching
         self._jobs: deque[_Job] = deque()
         self._cond = threading.Condition()
         self._closed = False
@@ -93,6 +97,7 @@ class BatchGenerator(Generator):
         sc = ov.SchedulerConfig()
         sc.max_num_seqs = self.max_batch
         sc.cache_size = self.kv_cache_size
+        sc.enable_prefix_caching = self.prefix_caching
         try:
             pipeline = ov.ContinuousBatchingPipeline(str(self.model_path), sc, self.device)
         except Exception as exc:  # noqa: BLE001 - RuntimeError, or IndexError on a broken GGUF

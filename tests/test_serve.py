@@ -457,6 +457,32 @@ def test_disconnect_cancels_only_its_request(server: Server) -> None:
     assert m["toolgram_generation_tokens_total"] - before["toolgram_generation_tokens_total"] < 1000
 
 
+def test_prefix_caching_changes_no_answer(server: Server) -> None:
+    """``--prefix-caching off`` (the session server has it on, the default) answers the same requests with the
+    same text: one at a time, greedy, the second and third sharing the first's system prompt and tools, so the
+    cached prefix is what the session server reads them from."""
+    cities = ["Paris", "Rome", "Paris"]
+
+    def answers(srv: Server) -> list[tuple[str | None, str]]:
+        out = []
+        for tool_choice, city in zip(("required", "auto", "none"), cities, strict=True):
+            r = srv.client().chat.completions.create(
+                model=srv.model, tools=TOOLS, tool_choice=tool_choice, parallel_tool_calls=False, max_tokens=24,
+                messages=[{"role": "user", "content": f"What's the weather like in {city}?"}])
+            m = r.choices[0].message
+            out.append((m.content, json.dumps([c.function.model_dump() for c in m.tool_calls or []])))
+        return out
+
+    cached = answers(server)
+    uncached = Server("--prefix-caching", "off")
+    try:
+        assert "prefix caching off" in "".join(uncached.stderr)
+        assert answers(uncached) == cached
+    finally:
+        uncached.stop()
+    assert json.loads(cached[0][1])  # the required call was made
+
+
 @pytest.fixture(scope="module")
 def queued() -> Iterator[Server]:
     """The queued engine (one generation at a time), one request may wait, 5 s per request."""

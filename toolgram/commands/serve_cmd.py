@@ -31,6 +31,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="requests decoded together by the batch engine (max_num_seqs; default 8)")
     p.add_argument("--kv-cache-size", type=int, default=1,
                    help="KV cache of the batch engine in GB (default 1)")
+    p.add_argument("--prefix-caching", choices=("on", "off"), default="on",
+                   help="batch engine: requests that start with the same prompt text (system prompt, tools) "
+                   "reuse its KV cache instead of computing it again (enable_prefix_caching; default on)")
     p.add_argument("--max-queue", type=int, default=64,
                    help="requests that may wait for the engine; more get HTTP 429 with Retry-After (default 64)")
     p.add_argument("--request-timeout", type=float, default=None, metavar="S",
@@ -65,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
         raise ToolgramError("--request-timeout must be above 0")
     gen = _load(args)
     _say(f"engine: {gen.engine}" + (f" (continuous batching, up to {args.max_batch} requests at once, "
-                                    f"{args.kv_cache_size} GB KV cache)" if gen.engine == "batch"
+                                    f"{args.kv_cache_size} GB KV cache, prefix caching {args.prefix_caching})"
+                                    if gen.engine == "batch"
                                     else " (one generation at a time, requests queued)")
          + f"; max queue {args.max_queue}"
          + (f"; request timeout {args.request_timeout:g} s" if args.request_timeout else ""))
@@ -127,7 +131,8 @@ def _load(args: argparse.Namespace) -> Any:
 
         try:
             return BatchGenerator(args.model, args.device, progress=_say, max_grammars=args.max_grammars,
-                                  max_batch=args.max_batch, kv_cache_size=args.kv_cache_size)
+                                  max_batch=args.max_batch, kv_cache_size=args.kv_cache_size,
+                                  prefix_caching=args.prefix_caching == "on")
         except ToolgramError as exc:
             if args.engine == "batch" or "continuous batching" not in str(exc):
                 raise
