@@ -113,9 +113,10 @@ class GrammarBuilder:
 
     def _members(
         self, index: int, tool: Tool, member, extra_member, allowed: Expr | None = None
-    ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None, dict[str, Any], str]:
-        """(member, required) pairs for the tool's declared properties, the undeclared-member rule, and the
-        arguments object schema and its path (its member counts: ``ValueBuilder.members_body``).
+    ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None, dict[str, Any], str, list[str]]:
+        """(member, required) pairs for the tool's declared properties, the undeclared-member rule, the
+        arguments object schema and its path (its member counts: ``ValueBuilder.members_body``), and the
+        members' names.
 
         ``extra_member(ctx, declared, value schema or None, key class, its path)`` writes an undeclared
         member: with no key class (None) its key is any name but a declared one; with ``patternProperties``
@@ -125,11 +126,12 @@ class GrammarBuilder:
         schema = arguments_object(tool.parameters, ctx)
         ctx.check_keywords(schema, ctx.path)
         keys = object_keys(schema, ctx, ctx.path)
-        members = []
+        members, names = [], []
         for k, sub in keys.props.items():
             made = keys.member(k, lambda k=k, sub=sub: member(k, sub, f"{ctx.path}.properties.{k}", ctx))
             if made is not None:
                 members.append((*made, k in keys.required))
+                names.append(k)
         extra = None
         # an extra key is none of the declared names (SPEC section 2); its value follows the
         # additionalProperties schema, or the patternProperties its key matches
@@ -139,7 +141,7 @@ class GrammarBuilder:
         if any(b is not None for b in bodies):
             body = alt(*(b for b in bodies if b is not None))
             extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", body, ("extra", index), share=("extra",)))
-        return members, extra, schema, ctx.path
+        return members, extra, schema, ctx.path, names
 
     # -- calls ------------------------------------------------------------------------------------
     def _check_name(self, name: str, path: str) -> None:
@@ -317,10 +319,10 @@ class GrammarBuilder:
                 extra = self.g.tagged(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), ("extra", index),
                                       share=("extra",))
                 return Rep(extra, 0, None)
-            members, extra, schema, where = self._members(index, tool, member, extra_member,
-                                                          XML_QNAME if c.quoted_key else XML_NAME)
+            members, extra, schema, where, names = self._members(index, tool, member, extra_member,
+                                                                 XML_QNAME if c.quoted_key else XML_NAME)
             vb = self._values("json", self._ctx(index, tool), index)
-            return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}")
+            return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}", names)
 
         return seq(head, self._params_once(tool, "xml", params), Lit(c.function_end))
 
@@ -371,12 +373,13 @@ class GrammarBuilder:
 
         def object_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
             keys = object_keys(schema, ctx, path) if isinstance(schema, dict) else ObjectKeys({}, set(), True, path)
-            members = []
+            members, names = [], []
             for k, sub in keys.props.items():
                 check_key(k, f"{path}.properties")
                 v = keys.member(k, lambda k=k, sub=sub: value_of(sub, f"{path}.properties.{k}", ctx, depth + 1))
                 if v is not None:
                     members.append((Lit(f"{ns}<{k}>"), seq(v, Lit(f"{ns}</{k}>")), k in keys.required))
+                    names.append(k)
             bodies = [keys.extra_member(decoded, lambda sub=sub, decoded=decoded, where=where: any_member(
                           keys.declared, None if sub is True else value_of(sub, where, ctx, depth + 1), decoded))
                       for decoded, sub, where in keys.classes(ename.expr)]
@@ -385,7 +388,7 @@ class GrammarBuilder:
             vb = ValueBuilder(self.g, "json", ctx, f"t{index}")
             if not isinstance(schema, dict):
                 return vb.object_body(members, EMPTY, extra, f"obj-{tool.name}")
-            return vb.members_body(schema, path, members, EMPTY, extra, f"obj-{tool.name}")
+            return vb.members_body(schema, path, members, EMPTY, extra, f"obj-{tool.name}", names)
 
         def array_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
             if not isinstance(schema, dict):
@@ -437,9 +440,9 @@ class GrammarBuilder:
             if not tool.strict:
                 extra = self.g.tagged(f"extra-{tool.name}", any_member(), ("extra", index), share=("extra",))
                 return Rep(extra, 0, None)
-            members, extra, schema, where = self._members(index, tool, member, extra_member, ename.expr)
+            members, extra, schema, where, names = self._members(index, tool, member, extra_member, ename.expr)
             vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
-            return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}")
+            return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}", names)
 
         return seq(Lit(tool.name + c.name_end), self._params_once(tool, "elements", params))
 
@@ -542,8 +545,8 @@ class GrammarBuilder:
         if not tool.strict:
             extra = self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",))
             return vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
-        members, extra_rule, schema, where = self._members(index, tool, member, extra_member, allowed)
-        return vb.members_body(schema, where, members, comma, extra_rule, f"params-{tool.name}")
+        members, extra_rule, schema, where, names = self._members(index, tool, member, extra_member, allowed)
+        return vb.members_body(schema, where, members, comma, extra_rule, f"params-{tool.name}", names)
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
         args = self._keyword_args(index, tool, "python", "=", _python_key, IDENT)

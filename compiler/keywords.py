@@ -49,6 +49,8 @@ NOTES: dict[str, str] = {
     "exclusiveMaximum": "integers and numbers",
     "allOf": "merged: properties merged, required joined, types intersected, bounds tightened, enums filtered; "
              "what cannot be merged is refused with its path",
+    "oneOf": "read as `anyOf` (as llama.cpp, xgrammar and llguidance do): a value that more than one branch "
+             "matches is accepted; exact when the branches admit no common value",
     "$ref": "local (`#/...`); with sibling keywords it means allOf [target, siblings]",
     "not": "over `type`, `const` and `enum`; any other `not`: unsupported",
     "format": "date-time, date, time, duration, email, hostname, ipv4, ipv6, uuid, uri (RFC grammars); "
@@ -66,7 +68,8 @@ NOTES: dict[str, str] = {
     "minProperties": f"at most {100} (counted members)",
     "maxProperties": f"at most {100} (counted members)",
     "pattern": "ECMAScript subset; together with minLength/maxLength: intersected",
-    "dependentRequired": "between members (declared or required); an extra key in it: unsupported",
+    "dependentRequired": "member by member; a name `properties` does not declare is a member where it may "
+                         "appear as an extra key",
     "dependencies": "the array form, as dependentRequired; the schema form: unsupported",
 }
 

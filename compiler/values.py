@@ -47,6 +47,8 @@ MAX_ITEMS = 10_000
 MAX_PROPERTIES = 100
 #: Most multiples an integer ``multipleOf`` with bounds spells out.
 MAX_MULTIPLES = 1_000
+#: In ``dependentRequired``'s member indices: a required name that cannot appear (its trigger cannot either).
+CANNOT = -1
 #: Most member states of one object (``minProperties``/``maxProperties``/``dependentRequired`` expansion).
 MAX_OBJECT_STATES = 4000
 #: Most decimal digits of an integer ``minimum``/``maximum`` (the range rules grow with the digits).
@@ -478,7 +480,7 @@ class ValueBuilder:
             else:
                 lead, rest, required = members[k]
                 c1 = bump(c)
-                if c1 is not None and k not in forb:
+                if c1 is not None and k not in forb and CANNOT not in deps.get(k, ()):
                     after = c_(k + 1, (c1, (req - {k}) | {j for j in deps.get(k, ()) if j > k}, forb))
                     if after is not None:
                         parts.append(seq(lead, rest, after))
@@ -512,7 +514,7 @@ class ValueBuilder:
 
     def obj(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         keys = object_keys(schema, self.ctx, path)
-        members = []
+        members, names = [], []
         for k, sub in keys.props.items():
             if self.syntax == "gemma" and not gemma_text.writable_key(k):
                 raise SchemaError(f"property name {k!r} cannot stand bare in Gemma 4's syntax ({GEMMA_KEY_RULE})",
@@ -520,7 +522,9 @@ class ValueBuilder:
             v = keys.member(k, lambda k=k, sub=sub: self.value(sub, f"{path}.properties.{k}", f"{hint}-{k}"))
             if v is not None:
                 members.append((Token(seq(self.key(k), self.punct(":").expr), "KEY"), v, k in keys.required))
-        body = self.members_body(schema, path, members, self.punct(","), self.extra_members(keys, hint), hint)
+                names.append(k)
+        body = self.members_body(schema, path, members, self.punct(","), self.extra_members(keys, hint), hint,
+                                 names)
         return seq(self.open_("{"), body, self.close_("}"))
 
     def extra_members(self, keys: ObjectKeys, hint: str) -> tuple[Expr, Expr] | None:
@@ -561,12 +565,12 @@ class ValueBuilder:
         return Token(seq(key, colon), "ANYKEY")
 
     def members_body(self, schema: dict[str, Any], path: str, members: list[tuple[Expr, Expr, bool]], sep: Expr,
-                     extra: tuple[Expr, Expr] | None, hint: str) -> Expr:
+                     extra: tuple[Expr, Expr] | None, hint: str, names: list[str]) -> Expr:
         """:meth:`object_body`, or :meth:`counted_body` under ``minProperties``/``maxProperties`` or
-        ``dependentRequired`` (``dependencies`` in its array form)."""
+        ``dependentRequired`` (``dependencies`` in its array form); ``names``: the members' names, in order."""
         lo = count(schema, "minProperties", path, MAX_PROPERTIES)
         hi = count(schema, "maxProperties", path, MAX_PROPERTIES)
-        deps = self._dependencies(schema, path)
+        deps = self._dependencies(schema, path, names)
         if lo is None and hi is None and not deps:
             return self.object_body(members, sep, extra, hint)
         lo = lo or 0
@@ -579,10 +583,11 @@ class ValueBuilder:
                               "dependentRequired ask for", f"{path}.{where}")
         return body
 
-    def _dependencies(self, schema: dict[str, Any], path: str) -> dict[int, frozenset[int]]:
-        """``dependentRequired`` (and ``dependencies`` in its array form) as member indices; a name that is not
-        a member (not declared nor required) is unsupported."""
-        names = list(object_shape(schema, self.ctx, path)[0])
+    def _dependencies(self, schema: dict[str, Any], path: str, names: list[str]) -> dict[int, frozenset[int]]:
+        """``dependentRequired`` (and ``dependencies`` in its array form) over the members ``names`` (in order):
+        member index -> the indices it requires; :data:`CANNOT` when a required name cannot appear (it is no
+        member: :func:`object_shape` made a member of every name that may appear as an undeclared key)."""
+        index = {name: i for i, name in enumerate(names)}
         out: dict[int, frozenset[int]] = {}
         for key in ("dependentRequired", "dependencies"):
             spec = schema.get(key)
@@ -590,21 +595,16 @@ class ValueBuilder:
                 continue
             if not isinstance(spec, dict):
                 raise SchemaError(f"{key} must be an object", f"{path}.{key}")
-            extras = object_shape(schema, self.ctx, path)[2] is not False
             for trigger, needs in spec.items():
                 where = f"{path}.{key}.{trigger}"
                 if key == "dependencies" and isinstance(needs, (dict, bool)):
                     continue  # the schema form: unsupported (SchemaContext.check_keywords)
                 if not isinstance(needs, list) or not all(isinstance(x, str) for x in needs):
                     raise SchemaError(f"{key} values must be arrays of property names", where)
-                if trigger not in names and not extras:
+                if trigger not in index:
                     continue  # a key that cannot appear requires nothing
-                if trigger not in names or any(x not in names for x in needs):
-                    # an extra key as the trigger or a requirement: not counted member by member
-                    self.ctx.unsupported(key, path)
-                    continue
-                out[names.index(trigger)] = out.get(names.index(trigger), frozenset()) | {names.index(x)
-                                                                                           for x in needs}
+                i = index[trigger]
+                out[i] = out.get(i, frozenset()) | {index.get(x, CANNOT) for x in needs if x != trigger}
         return out
 
     def array(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
@@ -1129,7 +1129,8 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
     ``properties`` at all, which llama.cpp and OpenAI read as "any object".  A required name that
     ``properties`` does not declare is a member with any value (the ``additionalProperties`` schema
     when there is one), after the declared ones; with ``additionalProperties: false`` no object is
-    valid: a :class:`SchemaError` (unless ``patternProperties`` may give it: :func:`object_keys`).  Under
+    valid: a :class:`SchemaError` (unless ``patternProperties`` may give it: :func:`object_keys`).  So is an
+    optional one a name ``dependentRequired`` mentions, when it may appear as an undeclared key.  Under
     ``--permissive`` a relaxed keyword never narrows: relaxed keywords that could admit keys
     (:data:`_KEY_ADMITTING`) admit any extra key and value when ``additionalProperties`` is absent (a relaxed
     ``patternProperties``: :func:`object_keys`).
@@ -1154,13 +1155,30 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
     if ctx.permissive and ap is None and any(k in schema for k in _KEY_ADMITTING):
         extra = True
     undeclared = [name for name in dict.fromkeys(req) if name not in props]
+    if undeclared and ap is False and "patternProperties" not in schema:
+        raise SchemaError(f"required property {undeclared[0]!r} is not in properties and "
+                          "additionalProperties is false: no object is valid", f"{path}.required")
+    if extra is not False or "patternProperties" in schema:  # a name that may appear as an undeclared key
+        undeclared += [name for name in dependency_names(schema) if name not in props and name not in undeclared]
     if undeclared:
-        if ap is False and "patternProperties" not in schema:
-            raise SchemaError(f"required property {undeclared[0]!r} is not in properties and "
-                              "additionalProperties is false: no object is valid", f"{path}.required")
         value = ap if isinstance(ap, dict) else {}
         props = {**props, **{name: value for name in undeclared}}
     return props, required, extra
+
+
+def dependency_names(schema: dict[str, Any]) -> list[str]:
+    """The names ``dependentRequired`` (``dependencies`` in its array form) mentions, triggers and required
+    ones, in order of appearance: :func:`object_shape` makes members of those that can appear, so that the
+    dependencies are counted member by member."""
+    names: list[str] = []
+    for key in ("dependentRequired", "dependencies"):
+        spec = schema.get(key)
+        if not isinstance(spec, dict):
+            continue
+        for trigger, needs in spec.items():
+            if isinstance(needs, list) and all(isinstance(x, str) for x in needs):
+                names += [trigger, *needs]
+    return list(dict.fromkeys(names))
 
 
 @dataclass
@@ -1326,6 +1344,8 @@ def _pattern_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> Obje
         own = [patterns[i][1] for i in matched.get(name, ())]
         if name not in declared:  # a required name properties does not declare: the patterns decide, else
             sub = own[0] if len(own) == 1 else {"allOf": own} if own else sub  # additionalProperties
+            if not own and schema.get("additionalProperties") is False and name not in required:
+                continue  # a name dependentRequired mentions that no key may be: it cannot appear
             if not own and schema.get("additionalProperties") is False:
                 raise SchemaError(f"required property {name!r} is in no properties, matches no patternProperties "
                                   "and additionalProperties is false: no object is valid", f"{path}.required")

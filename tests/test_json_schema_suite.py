@@ -25,6 +25,7 @@ import pytest
 from strategies import engine_results, tool
 from toolgram.compiler.bundle import Bundle, compile
 from toolgram.compiler.keywords import KEYWORDS
+from toolgram.compiler.values import dependency_names
 from toolgram.grammars.render import render_calls
 from toolgram.parsing.strict import parse_strict
 
@@ -78,7 +79,8 @@ def toolgram_reading(schema: Any) -> Any:
 
 
 def _ordered(value: Any, schema: Any, root: Any) -> Any:
-    """``value`` with object keys in the schema's ``properties`` order (toolgram's member order), extras last."""
+    """``value`` with object keys in toolgram's member order (``properties``, then the undeclared names ``required`` and
+    ``dependentRequired`` mention), extras last."""
     if isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#"):
         node = root
         for part in [p for p in schema["$ref"][1:].split("/") if p]:
@@ -96,7 +98,8 @@ def _ordered(value: Any, schema: Any, root: Any) -> Any:
     for part in [schema, *(schema.get("allOf") or [])]:
         if isinstance(part, dict) and isinstance(part.get("properties"), dict):
             props.update(part["properties"])
-    order = [*props, *[k for k in schema.get("required", []) if k not in props]]
+    named = [*schema.get("required", []), *dependency_names(schema)]  # undeclared ones follow, in this order
+    order = [*props, *[k for k in dict.fromkeys(named) if k not in props]]
     keys = sorted(value, key=lambda k: order.index(k) if k in order else len(order))
     return {k: _ordered(value[k], props.get(k, schema.get("additionalProperties", {})), root) for k in keys}
 

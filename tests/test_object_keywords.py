@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 from strategies import engine_results, tool
 from toolgram.compiler.bundle import Bundle, compile
+from toolgram.compiler.values import dependency_names
 from toolgram.grammars.render import render_calls
 from toolgram.parsing.strict import parse_strict
 
@@ -50,10 +51,13 @@ def _subsets(keys: tuple[str, ...] = KEYS) -> list[dict]:
 def policy(params: dict) -> dict:
     """``params`` as toolgram reads it, for jsonschema (docs/schema.md): ``additionalProperties`` absent
     means none when ``properties`` is present, and a required key ``properties`` does not declare is a
-    member with any value."""
+    member with any value (or the ``additionalProperties`` one) ..."""
     props = params.get("properties", {})
     value = params.get("additionalProperties", {})
-    undeclared = {k: value if isinstance(value, dict) else {} for k in params.get("required", []) if k not in props}
+    named = list(params.get("required", []))
+    if value is not False and ("properties" not in params or "additionalProperties" in params):
+        named += dependency_names(params)  # ... and so is a name dependentRequired mentions, if it may appear
+    undeclared = {k: value if isinstance(value, dict) else {} for k in named if k not in props}
     out = {**params, "properties": {**props, **undeclared}}
     if "properties" in params and "additionalProperties" not in params:
         out["additionalProperties"] = False
@@ -165,6 +169,20 @@ DEPENDENT = {
     "both_ways_extra": {"properties": {"a": INTS, "b": INTS}, "dependentRequired": {"a": ["b"], "b": ["a"]},
                         "additionalProperties": True, "maxProperties": 3},
     "draft7_dependencies": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "dependencies": {"b": ["a"]}},
+    # names properties does not declare: members (after the declared ones) where they may appear as extra keys
+    "undeclared_with_extras": {"properties": {"a": INTS}, "additionalProperties": True,
+                               "dependentRequired": {"x": ["y"], "a": ["b"]}},
+    "undeclared_free_object": {"dependentRequired": {"x": ["y"], "b": ["a"]}},
+    "undeclared_extra_schema": {"properties": {"c": INTS}, "additionalProperties": INTS, "maxProperties": 3,
+                                "dependentRequired": {"y": ["x", "c"]}},
+    # ... and where they cannot: a key requiring one cannot appear either
+    "need_cannot_appear": {"properties": {"a": INTS, "b": INTS}, "dependentRequired": {"a": ["x"], "y": ["b"]}},
+    # keys from patternProperties only (additionalProperties false): x and y may appear, a and b may not
+    "pattern_keys": {"patternProperties": {"^[xy]$": INTS}, "additionalProperties": False,
+                     "dependentRequired": {"x": ["y"], "a": ["b"], "y": ["b"]}},
+    # a declared name propertyNames leaves out is no member: the dependencies count the members that are
+    "property_names_drop": {"properties": {"c": INTS, "a": INTS, "b": INTS}, "propertyNames": {"pattern": "^[ab]$"},
+                            "dependentRequired": {"b": ["a"]}},
 }
 
 
@@ -177,8 +195,6 @@ def test_dependent_required(fmt: str, name: str) -> None:
 def test_dependent_required_unsupported_forms() -> None:
     for params, keyword in [
         ({"type": "object", "properties": {"a": INTS}, "dependencies": {"a": {"required": ["b"]}}}, "dependencies"),
-        ({"type": "object", "properties": {"a": INTS}, "additionalProperties": True,
-          "dependentRequired": {"a": ["x"]}}, "dependentRequired"),
     ]:
         with pytest.raises(ToolgramError, match=rf"parameters\.{keyword}"):
             compile("hermes", [tool("f", params)], dialect="lark")
