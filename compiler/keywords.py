@@ -48,7 +48,8 @@ NOTES: dict[str, str] = {
     "exclusiveMinimum": "integers and numbers",
     "exclusiveMaximum": "integers and numbers",
     "allOf": "merged: properties merged, required joined, types intersected, bounds tightened, enums filtered; "
-             "what cannot be merged is refused with its path",
+             "`prefixItems` met position by position; what cannot be merged is refused with its path "
+             "(`--permissive`: the first branch's keyword alone, relaxed)",
     "oneOf": "read as `anyOf` (as llama.cpp, xgrammar and llguidance do): a value that more than one branch "
              "matches is accepted; exact when the branches admit no common value",
     "$ref": "local (`#/...`); with sibling keywords it means allOf [target, siblings]",

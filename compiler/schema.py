@@ -239,9 +239,39 @@ def _meet_values(a: list[Any], b: list[Any]) -> list[Any]:
     return [v for v in a if json.dumps(v, sort_keys=True) in keys]
 
 
-def meet(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
+def _meet_prefix(a: dict[str, Any], b: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``a`` and ``b`` with their ``prefixItems`` met position by position (then only ``a`` holds them).
+
+    An item at position ``i`` follows ``prefixItems[i]`` of a side that has one there, else that side's ``items``
+    (absent: any item; ``false``: no item there, so the met prefix ends before ``i``).  ``items`` themselves are
+    met by :func:`meet` as before; draft 7's array form of ``items`` is left to it (refused)."""
+    pa, pb = a.get("prefixItems"), b.get("prefixItems")
+    if pa is None and pb is None or any(isinstance(s.get("items"), list) for s in (a, b)):
+        return a, b
+    if pa is not None and not isinstance(pa, list) or pb is not None and not isinstance(pb, list):
+        return a, b  # not an array: reported where the array is built
+    pa, pb = pa or [], pb or []
+    if pa and not pb and b.get("items", True) is True or pb and not pa and a.get("items", True) is True:
+        return ({**a, "prefixItems": pa or pb}, {k: v for k, v in b.items() if k != "prefixItems"})
+
+    def at(prefix: list[Any], items: Any, i: int) -> Any:
+        return prefix[i] if i < len(prefix) else items
+
+    merged: list[Any] = []
+    for i in range(max(len(pa), len(pb))):
+        x, y = at(pa, a.get("items", True), i), at(pb, b.get("items", True), i)
+        if x is False or y is False:  # no item at i: the array ends before it
+            return ({**a, "prefixItems": merged, "items": False},
+                    {k: v for k, v in b.items() if k not in ("prefixItems", "items")})
+        merged.append(y if x is True or x == {} else x if y is True or y == {} or x == y else {"allOf": [x, y]})
+    return {**a, "prefixItems": merged}, {k: v for k, v in b.items() if k != "prefixItems"}
+
+
+def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | None = None) -> dict[str, Any]:
     """One schema admitting exactly what both ``a`` and ``b`` admit, where the keywords allow it;
-    an :class:`UnsupportedSchemaError` at ``path`` where they cannot be merged (two ``pattern``)."""
+    an :class:`UnsupportedSchemaError` at ``path`` where they cannot be merged (two ``pattern``).  Under
+    ``--permissive`` (``ctx``) such a keyword keeps ``a``'s value alone (a superset) and is listed as relaxed."""
+    a, b = _meet_prefix(a, b)
     out = dict(a)
     for k, v in b.items():
         if k not in out or out[k] == v:
@@ -273,7 +303,7 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
             out[k] = common_multiple(mine, v)
         elif k in ("anyOf", "oneOf") and isinstance(mine, list) and isinstance(v, list):
             # (a1 | a2) & (b1 | b2): each of one side's branches holds the other side's choice
-            out[k] = [meet(x, {k: v}, path) if isinstance(x, dict) else {k: v} if x is True else x for x in mine]
+            out[k] = [meet(x, {k: v}, path, ctx) if isinstance(x, dict) else {k: v} if x is True else x for x in mine]
         elif k in ("enum", "const"):
             pass  # met below, with each other
         elif k in ("items", "additionalProperties", "not") and isinstance(mine, dict) and isinstance(v, dict):
@@ -284,6 +314,8 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
             out[k] = v if mine is True else mine
         elif k in ANNOTATIONS and k != "format":
             pass  # an annotation: either text will do
+        elif ctx is not None and ctx.permissive:
+            ctx.relaxed.append({"path": f"{path}.{k}", "feature": k})  # a's value alone: a superset
         else:
             raise UnsupportedSchemaError(f"allOf branches disagree on {k!r} (cannot be merged into one grammar)",
                                          f"{path}.{k}")
@@ -377,7 +409,7 @@ def flatten(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = 
         return {}
     out, _ = parts[0]
     for part, where in parts[1:]:
-        out = meet(out, part, where)
+        out = meet(out, part, where, ctx)
     return out
 
 

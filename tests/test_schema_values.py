@@ -53,6 +53,16 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
                 [{"y": "b"}, {"y": "b", "w": True}], [{"w": True}]),
     "all_types": ({"allOf": [{"type": ["integer", "string"]}, {"type": "number", "maximum": 9}]},
                   [3, 9], [10, "a"]),
+    # allOf over arrays: prefixItems met position by position, each side's items holding past its own prefix
+    "all_prefix": ({"allOf": [{"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
+                              {"prefixItems": [{"minimum": 3}], "items": {"type": "string"}, "maxItems": 3}]},
+                   [[3], [5, "a"], [5, "a", "b"], []], [[2], [3, 4], [5, "a", 1], [5, "a", "b", "c"]]),
+    "all_prefix_items": ({"allOf": [{"type": "array", "prefixItems": [{"type": "integer"}]},
+                                    {"items": {"maximum": 3}}]},
+                         [[1], [1, 2, 3], []], [[4], [1, 5], ["x"]]),
+    "all_prefix_closed": ({"allOf": [{"type": "array", "prefixItems": [{"type": "integer"}], "items": False},
+                                     {"prefixItems": [True, {"type": "string"}]}]},
+                          [[1], []], [[1, "a"], ["x"]]),
     "all_enum": ({"allOf": [{"enum": ["a", "b", "c"]}, {"enum": ["b", "c", "d"]}, {"not": {"const": "c"}}]},
                  ["b"], ["a", "c", "d"]),
     "enum_typed": ({"type": "integer", "enum": [1, 2.5, "x", 7], "maximum": 5}, [1], [7, "x"]),
@@ -181,6 +191,18 @@ def test_refusals_name_the_path(schema: dict[str, Any], where: str) -> None:
     with pytest.raises((SchemaError, UnsupportedSchemaError)) as err:
         compile("hermes", [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}])
     assert f"$[0].function.parameters.properties.v.{where}".replace("v.properties.v", "v") in str(err.value)
+
+
+def test_permissive_meet_keeps_a_superset() -> None:
+    """Under ``--permissive`` allOf branches that cannot be merged keep the first one's keyword (the path of the
+    other is listed as relaxed): every value the schema admits is admitted, and the first branch still holds."""
+    schema = {"allOf": [{"type": "string", "pattern": "^a"}, {"pattern": "b$"}]}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}]
+    bundle = compile("hermes", tools, dialect="lark", tool_choice="required", permissive=True)
+    assert bundle.relaxed == [{"path": "$[0].function.parameters.properties.v.allOf[1].pattern", "feature": "pattern"}]
+    for value, ok in [("ab", True), ("axb", True), ("ac", True), ("b", False), ("cb", False)]:
+        text = render_calls("hermes", [("f", {"v": value})])
+        assert {accepted for accepted, _ in engine_results(bundle, text).values()} == {ok}, value
 
 
 BOUND = st.one_of(st.none(), st.decimals(min_value=-50, max_value=50, places=3, allow_nan=False))
