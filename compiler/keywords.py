@@ -30,11 +30,11 @@ KEYWORDS: dict[str, str] = {
     "minProperties": "enforced", "maxProperties": "enforced",
     "dependentRequired": "enforced", "dependencies": "enforced",
     "patternProperties": "enforced", "propertyNames": "enforced", "dependentSchemas": "unsupported",
-    "unevaluatedProperties": "unsupported",
+    "unevaluatedProperties": "enforced",
     # -- arrays
     "items": "enforced", "prefixItems": "enforced", "minItems": "enforced", "maxItems": "enforced",
     "additionalItems": "unsupported", "uniqueItems": "unsupported", "contains": "unsupported",
-    "minContains": "unsupported", "maxContains": "unsupported", "unevaluatedItems": "unsupported",
+    "minContains": "unsupported", "maxContains": "unsupported", "unevaluatedItems": "enforced",
     # -- strings and numbers
     "minLength": "enforced", "maxLength": "enforced", "pattern": "enforced",
     "minimum": "enforced", "maximum": "enforced", "exclusiveMinimum": "enforced", "exclusiveMaximum": "enforced",
@@ -58,7 +58,15 @@ NOTES: dict[str, str] = {
               "other formats are annotations; together with `pattern`: unsupported",
     "multipleOf": "integers and numbers, as decimal spellings (a DFA over the remainder); a multiple whose "
                   "expression would exceed 20,000 nodes (e.g. of 13, or 7 within wide bounds): unsupported",
-    "additionalItems": "enforced with the array form of `items` (draft 7); otherwise unsupported",
+    "additionalItems": "enforced with the array form of `items` (draft 7); beside a schema `items` or none, "
+                       "ignored (as JSON Schema ignores it)",
+    "unevaluatedProperties": "as `additionalProperties` of the met schema where every in-place part (`allOf` "
+                             "branch, `$ref` target) evaluates unconditionally; under `anyOf`/`oneOf`/`if`/"
+                             "`dependentSchemas`: unsupported",
+    "unevaluatedItems": "as `items` past the met `prefixItems` where every in-place part evaluates unconditionally; "
+                        "under `anyOf`/`oneOf`/`if`/`contains`/draft 7 tuples: unsupported",
+    "uniqueItems": "`false` is no constraint (accepted); `true`: unsupported",
+    "if": "alone (no `then`, no `else`) it constrains nothing and is accepted; otherwise unsupported",
     "additionalProperties": "an extra key is never a declared name; absent means none when `properties` is present",
     "properties": "members in `properties` order unless `--any-order`",
     "propertyNames": "its `pattern`, `minLength`/`maxLength`, `enum`/`const` (every key, declared ones too); "

@@ -183,13 +183,26 @@ class SchemaContext:
                 "(pass permissive=True / --permissive to ignore it)",
                 f"{path}.{keyword}",
             )
-        self.relaxed.append({"path": f"{path}.{keyword}", "feature": keyword})
+        entry = {"path": f"{path}.{keyword}", "feature": keyword}
+        if entry not in self.relaxed:  # (a schema met again after its allOf is read twice)
+            self.relaxed.append(entry)
+
+    def settled(self, schema: Any, path: str) -> tuple[Any, dict[str, Any]]:
+        """:func:`settle_unevaluated`, its ``unevaluated*`` refused (or relaxed, left in place) where they do not
+        read as plain keywords; ``(schema, {})`` when there are none."""
+        settled = settle_unevaluated(schema, self, path)
+        if settled is None:
+            for key in _UNEVALUATED:
+                if key in schema:
+                    self.unsupported(key, path)
+            return schema, {}
+        return settled
 
     def check_keywords(self, schema: dict[str, Any], path: str) -> None:
         for key in schema:
             if key == "additionalItems" and isinstance(schema.get("items"), list):
                 continue  # draft 7's tuple form: the array rule enforces it
-            if key in UNSUPPORTED:
+            if key in UNSUPPORTED and not vacuous(key, schema):
                 self.unsupported(key, path)
             elif key == "dependencies" and isinstance(schema[key], dict) and any(
                     not isinstance(v, list) for v in schema[key].values()):
@@ -198,6 +211,27 @@ class SchemaContext:
         for one in t if isinstance(t, list) else ([t] if t is not None else []):
             if one not in TYPES:
                 raise SchemaError(f"unrecognized type {one!r}{type_hint(one)}", f"{path}.type")
+
+
+def vacuous(key: str, schema: dict[str, Any]) -> bool:
+    """Whether ``schema[key]`` (an unsupported keyword) constrains nothing where it stands, so it is not refused:
+    ``uniqueItems: false``; ``minContains``/``maxContains`` without ``contains``; ``then``/``else`` without ``if``,
+    and ``if`` without either; ``additionalItems`` beside a schema (not an array) ``items`` or none; a
+    ``dependentSchemas`` whose schemas all admit anything (JSON Schema ignores each of these)."""
+    v = schema[key]
+    if key == "uniqueItems":
+        return v is False
+    if key in ("minContains", "maxContains"):
+        return "contains" not in schema
+    if key in ("then", "else"):
+        return "if" not in schema
+    if key == "if":
+        return "then" not in schema and "else" not in schema
+    if key == "additionalItems":
+        return not isinstance(schema.get("items"), list)
+    if key == "dependentSchemas":
+        return isinstance(v, dict) and all(sub is True or sub == {} for sub in v.values())
+    return False
 
 
 def merge_all_of(schema: dict[str, Any], path: str, ctx: SchemaContext | None = None) -> dict[str, Any]:
@@ -339,11 +373,15 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | N
     return out
 
 
-def met_branch(outer: dict[str, Any], branch: Any, path: str) -> Any:
+def met_branch(outer: dict[str, Any], branch: Any, path: str, ctx: SchemaContext | None = None) -> Any:
     """An ``anyOf``/``oneOf`` branch met with the keywords beside it (``outer``: the schema without
-    that keyword): what a value taking this branch must satisfy."""
+    that keyword): what a value taking this branch must satisfy.  The branch's own ``unevaluated*`` see only
+    the branch: they are read in it first (with ``ctx``; :meth:`SchemaContext.settled`)."""
     if not isinstance(branch, dict):
         return outer if branch is True else branch
+    if ctx is not None and any(k in branch for k in _UNEVALUATED):
+        own, after = ctx.settled(branch, path)
+        branch = {**flatten(own, ctx, path), **after} if after else own
     return meet(outer, branch, path)
 
 
@@ -372,9 +410,24 @@ def _plain_number(v: Any) -> bool:
 def flatten(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = frozenset()) -> Any:
     """``schema`` with its ``allOf`` and its ``$ref``-with-sibling-keywords (which mean ``allOf:
     [target, siblings]``) met into one schema (:func:`meet`).  Nested schemas keep their ``$ref``."""
+    parts = in_place_parts(schema, ctx, path, _refs)
+    if not parts:
+        return {}
+    out, _ = parts[0]
+    for part, where in parts[1:]:
+        out = meet(out, part, where, ctx)
+    return out
+
+
+def in_place_parts(schema: Any, ctx: SchemaContext, path: str,
+                   _refs: frozenset[str] = frozenset()) -> list[tuple[dict[str, Any], str]]:
+    """The schemas that apply to the same value as ``schema`` itself, each without its ``allOf`` and ``$ref``
+    (followed: ``$ref`` targets and ``allOf`` branches, recursively), with their paths.  A part with
+    ``unevaluated*`` of its own sees only its own parts: it is met on its own first (:func:`settle_unevaluated`),
+    or its ``unevaluated*`` is refused (relaxed)."""
     parts: list[tuple[dict[str, Any], str]] = []
 
-    def collect(s: Any, where: str, refs: frozenset[str]) -> None:
+    def collect(s: Any, where: str, refs: frozenset[str], top: bool = False) -> None:
         if s is True or s == {}:
             return
         if s is False:
@@ -382,6 +435,15 @@ def flatten(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = 
         if not isinstance(s, dict):
             raise SchemaError("a schema must be an object or a boolean", where)
         rest = dict(s)
+        if not top and any(k in rest for k in _UNEVALUATED):
+            settled = settle_unevaluated(rest, ctx, where)
+            if settled is not None:
+                own, after = settled
+                parts.append(({**flatten(own, ctx, where, refs), **after}, where))
+                return
+            for k in _UNEVALUATED:
+                if rest.pop(k, None) is not None:
+                    ctx.unsupported(k, where)
         ref = rest.pop("$ref", None)
         branches = rest.pop("allOf", None)
         if ref is not None:
@@ -404,26 +466,63 @@ def flatten(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = 
         if rest:
             parts.append((rest, where))
 
-    collect(schema, path, _refs)
-    if not parts:
-        return {}
-    out, _ = parts[0]
-    for part, where in parts[1:]:
-        out = meet(out, part, where, ctx)
-    return out
+    collect(schema, path, _refs, top=True)
+    return parts
+
+
+#: keywords that evaluate members or items only when a subschema matches (or does not): under them,
+#: ``unevaluated*`` depends on which branch a value takes
+_CONDITIONAL = frozenset({"anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "$dynamicRef"})
+#: unevaluated keyword -> (the keyword that reads the same in a flat schema, keywords that block that reading)
+_UNEVALUATED = {
+    "unevaluatedProperties": ("additionalProperties", frozenset({"unevaluatedProperties"})),
+    "unevaluatedItems": ("items", frozenset({"unevaluatedItems", "contains"})),
+}
+
+
+def settle_unevaluated(schema: Any, ctx: SchemaContext, path: str) -> tuple[Any, dict[str, Any]] | None:
+    """``schema`` without ``unevaluatedProperties`` / ``unevaluatedItems`` where they read as plain keywords, and
+    those keywords, to set on ``schema`` once its ``allOf`` / ``$ref`` are met (:func:`flatten`).
+
+    When every schema applying in place (``allOf`` branches, ``$ref`` targets) evaluates unconditionally (no
+    ``anyOf``, ``oneOf``, ``if``, ``dependentSchemas``, nested ``unevaluated*``, ``contains`` for items), the members
+    left unevaluated are those no part's ``properties`` / ``patternProperties`` / ``additionalProperties`` covers:
+    in the met schema, ``unevaluatedProperties`` is its ``additionalProperties``; the items left are those past
+    every part's ``prefixItems`` that no part's ``items`` covers: ``unevaluatedItems`` is the met ``items``.  A
+    part that already has ``additionalProperties`` (``items``) evaluates everything: the keyword is then a
+    no-op.  None when they do not read so (the caller refuses them, or relaxes them)."""
+    if not isinstance(schema, dict) or not any(k in schema for k in _UNEVALUATED):
+        return schema, {}
+    rest = {k: v for k, v in schema.items() if k not in _UNEVALUATED}
+    parts = [part for part, _ in in_place_parts(rest, ctx, path)]
+    after: dict[str, Any] = {}
+    for key, (plain, blockers) in _UNEVALUATED.items():
+        if key not in schema:
+            continue
+        if not isinstance(schema[key], (bool, dict)):
+            raise SchemaError(f"{key} must be a schema (an object or a boolean)", f"{path}.{key}")
+        if any(k in part for part in parts for k in _CONDITIONAL | blockers) or any(
+                isinstance(part.get("items"), list) for part in parts):
+            return None
+        if not any(plain in part for part in parts):
+            after[plain] = schema[key]
+    return rest, after
+
+
 
 
 def arguments_object(params: dict[str, Any], ctx: SchemaContext) -> dict[str, Any]:
     """The object schema a tool's ``parameters`` describe: a chain of local ``$ref`` followed and
     ``allOf`` branches merged.  The one reading of a tool's arguments: the compiler writes its
     members from it, the parsers type their values with it (:meth:`Tool.reading_schema`)."""
+    params, after = ctx.settled(params, ctx.path)
     if not isinstance(params, dict) or ("$ref" not in params and "allOf" not in params):
-        return params
+        return {**params, **after} if after else params
     ctx.check_keywords(params, ctx.path)
     schema = flatten(params, ctx, ctx.path)
     if not isinstance(schema, dict):
         raise SchemaError("parameters must resolve to an object schema", f"{ctx.path}.$ref")
-    return schema
+    return {**schema, **after} if after else schema
 
 
 def load_tools(tools: Any) -> list[Tool]:

@@ -32,7 +32,15 @@ from .keys import (
 )
 from .multiples import exact_decimal, integer_step, multiples
 from .regex import decoded_char, json_char, pattern_to_ir, python_char, raw_char, spell
-from .schema import ANNOTATIONS, TYPES, SchemaContext, merge_all_of, met_branch, type_hint
+from .schema import (
+    ANNOTATIONS,
+    TYPES,
+    SchemaContext,
+    merge_all_of,
+    met_branch,
+    type_hint,
+    vacuous,
+)
 
 Syntax = Literal["json", "python", "gemma"]
 T = TypeVar("T")
@@ -706,6 +714,10 @@ class ValueBuilder:
             raise EmptySchemaError("schema 'false' admits no value", path)
         if not isinstance(schema, dict):
             raise SchemaError("a schema must be an object or a boolean", path)
+        schema, after = self.ctx.settled(schema, path)
+        if after:  # unevaluated* read as additionalProperties / items of the met schema
+            met = merge_all_of(schema, path, self.ctx) if "$ref" in schema or "allOf" in schema else schema
+            return self.value({**met, **after}, path, hint)
         self.ctx.check_keywords(schema, path)
         if "$ref" in schema:
             return self._ref(schema, path)
@@ -763,7 +775,7 @@ class ValueBuilder:
 
     def _met_branch(self, outer: dict[str, Any], b: Any, where: str) -> Any:
         try:
-            return met_branch(outer, b, where)
+            return met_branch(outer, b, where, self.ctx)
         except UnsupportedSchemaError as exc:
             if not self.ctx.permissive or not exc.path:
                 raise
@@ -1152,7 +1164,7 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
     extra: Any = ap not in (None, False) or (ap is None and "properties" not in schema)
     if isinstance(ap, dict) and ap:
         extra = ap
-    if ctx.permissive and ap is None and any(k in schema for k in _KEY_ADMITTING):
+    if ctx.permissive and ap is None and any(k in schema and not vacuous(k, schema) for k in _KEY_ADMITTING):
         extra = True
     undeclared = [name for name in dict.fromkeys(req) if name not in props]
     if undeclared and ap is False and "patternProperties" not in schema:
@@ -1369,8 +1381,8 @@ def _met(schema: dict[str, Any], ctx: SchemaContext | None, path: str, where: st
     the call syntaxes that type values by their schema need it; None when the parts share no value.  Parts
     that cannot be merged (two ``pattern``s) are refused, or under ``--permissive`` the first part alone is
     kept (a superset) and ``patternProperties`` of the object at ``where`` is listed as relaxed."""
-    try:
-        return merge_all_of(schema, path, ctx)
+    try:  # strictly: the allOf is toolgram's, so a relaxed path inside it would name no keyword of the schema
+        return merge_all_of(schema, path, None if ctx is None else replace(ctx, permissive=False, relaxed=[]))
     except EmptySchemaError:
         return None
     except UnsupportedSchemaError:

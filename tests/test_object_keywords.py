@@ -142,8 +142,9 @@ RELAXED = {
     # without additionalProperties a relaxed keyword that could admit keys leaves them admitted
     "dependent_schemas": ({"type": "object", "properties": {"a": INTS}, "dependentSchemas": {
         "a": {"properties": {"y": INTS}}}}, "dependentSchemas"),
-    "unevaluated": ({"type": "object", "properties": {"a": INTS}, "unevaluatedProperties": INTS},
-                    "unevaluatedProperties"),
+    # unevaluatedProperties under anyOf (which members are evaluated depends on the branch): relaxed
+    "unevaluated": ({"type": "object", "properties": {"a": INTS}, "anyOf": [{"properties": {"b": INTS}}, {}],
+                     "unevaluatedProperties": INTS}, "unevaluatedProperties"),
 }
 
 

@@ -37,6 +37,7 @@ DEFS: dict[str, Any] = {
     "O": {"type": "object", "properties": {"y": {"type": "string"}}, "required": ["y"]},
     "N": {"type": "number"},
     "S": {"type": "string"},
+    "U": {"unevaluatedProperties": False},
 }
 
 #: argument name -> (schema, valid values, invalid values)
@@ -63,6 +64,29 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
     "all_prefix_closed": ({"allOf": [{"type": "array", "prefixItems": [{"type": "integer"}], "items": False},
                                      {"prefixItems": [True, {"type": "string"}]}]},
                           [[1], []], [[1, "a"], ["x"]]),
+    # unevaluatedProperties / unevaluatedItems where every in-place part evaluates unconditionally
+    "uneval_props": ({"type": "object", "properties": {"a": {"type": "integer"}}, "unevaluatedProperties": False},
+                     [{"a": 1}, {}], [{"b": 1}, {"a": 1, "b": 1}]),
+    "uneval_all": ({"allOf": [{"properties": {"a": {"type": "integer"}}}], "properties": {"b": {"type": "string"}},
+                    "unevaluatedProperties": False}, [{"a": 1, "b": "x"}, {"b": "x"}], [{"c": 1}, {"a": 1, "c": 1}]),
+    "uneval_schema": ({"type": "object", "properties": {"a": {"type": "string"}},
+                       "unevaluatedProperties": {"type": "integer"}}, [{"a": "s", "z": 1}, {"z": 2}], [{"z": "s"}]),
+    # a $ref target's own unevaluatedProperties sees only the target: the sibling properties are unevaluated there
+    "uneval_ref_scope": ({"$ref": "#/definitions/U", "properties": {"p": {"type": "string"}}}, [{}], [{"p": "x"}]),
+    # ... and an anyOf branch's sees only the branch
+    "uneval_branch": ({"type": "object", "properties": {"a": {"type": "integer"}},
+                       "anyOf": [{"properties": {"b": {"type": "integer"}}, "unevaluatedProperties": False}]},
+                      [{"b": 1}, {}], [{"a": 1}, {"a": 1, "b": 1}]),
+    "uneval_items": ({"type": "array", "prefixItems": [{"type": "string"}], "unevaluatedItems": False},
+                     [["a"], []], [["a", "b"], [1]]),
+    "uneval_items_all": ({"allOf": [{"prefixItems": [{"type": "string"}]}], "prefixItems": [True, {"type": "integer"}],
+                          "unevaluatedItems": {"type": "boolean"}}, [["a", 1, True], ["a"]], [["a", 1, 2], [1]]),
+    # keywords that constrain nothing where they stand are no reason to refuse a schema
+    "unique_false": ({"type": "array", "items": {"type": "integer"}, "uniqueItems": False}, [[1, 1], []], [["a"]]),
+    "if_alone": ({"type": "integer", "if": {"minimum": 5}}, [1, 7], ["x", 1.5]),
+    "min_contains_alone": ({"type": "array", "items": {"type": "integer"}, "minContains": 2}, [[], [1]], [["x"]]),
+    "additional_items_ignored": ({"type": "array", "items": {"type": "integer"}, "additionalItems": False},
+                                 [[1, 2]], [["a"]]),
     "all_enum": ({"allOf": [{"enum": ["a", "b", "c"]}, {"enum": ["b", "c", "d"]}, {"not": {"const": "c"}}]},
                  ["b"], ["a", "c", "d"]),
     "enum_typed": ({"type": "integer", "enum": [1, 2.5, "x", 7], "maximum": 5}, [1], [7, "x"]),
