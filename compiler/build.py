@@ -343,9 +343,12 @@ class GrammarBuilder:
         def value_of(schema: Any, path: str, ctx: SchemaContext, depth: int = 0) -> Expr:
             if depth > 16:
                 raise UnsupportedSchemaError(f"{self.spec.id}: element values nest deeper than 16 levels", path)
-            kind = _xml_kind(schema, ctx, path)
             # raw spellings keep the schema's keyword rules; a malformed schema is reported with its path
             self._validate_json(schema, path, ctx)
+            own, after = ctx.settled(schema, path)  # unevaluated*: the met schema's additionalProperties / items
+            if after:
+                schema = {**(merge_all_of(own, path, ctx) if "$ref" in own or "allOf" in own else own), **after}
+            kind = _xml_kind(schema, ctx, path)
             if kind == "raw":
                 return any_value() if len(_json_types(schema, ctx, path)) == len(_JSON_TYPES) else raw
             if isinstance(kind, tuple) and kind[0] != "pattern":
@@ -395,6 +398,8 @@ class GrammarBuilder:
                 return Rep(element(xml_elements.ITEM, any_value()), 0, None)
             if schema.get("prefixItems"):
                 raise UnsupportedSchemaError(f"{self.spec.id}: prefixItems in an element array", f"{path}.prefixItems")
+            if schema.get("uniqueItems") is True:  # (items as elements: not counted value by value)
+                ctx.unsupported("uniqueItems", path)
             lo = count(schema, "minItems", path, MAX_ITEMS) or 0
             hi = count(schema, "maxItems", path, MAX_ITEMS)
             item = value_of(schema.get("items", {}), f"{path}.items", ctx, depth + 1)

@@ -33,7 +33,7 @@ KEYWORDS: dict[str, str] = {
     "unevaluatedProperties": "enforced",
     # -- arrays
     "items": "enforced", "prefixItems": "enforced", "minItems": "enforced", "maxItems": "enforced",
-    "additionalItems": "unsupported", "uniqueItems": "unsupported", "contains": "unsupported",
+    "additionalItems": "unsupported", "uniqueItems": "enforced", "contains": "unsupported",
     "minContains": "unsupported", "maxContains": "unsupported", "unevaluatedItems": "enforced",
     # -- strings and numbers
     "minLength": "enforced", "maxLength": "enforced", "pattern": "enforced",
@@ -65,7 +65,8 @@ NOTES: dict[str, str] = {
                              "`dependentSchemas`: unsupported",
     "unevaluatedItems": "as `items` past the met `prefixItems` where every in-place part evaluates unconditionally; "
                         "under `anyOf`/`oneOf`/`if`/`contains`/draft 7 tuples: unsupported",
-    "uniqueItems": "`false` is no constraint (accepted); `true`: unsupported",
+    "uniqueItems": "`true` over items of listed values (`enum`, `const`, `boolean`, `null`): each at most once, in "
+                   "any order; over other items: unsupported; `false` is no constraint",
     "if": "alone (no `then`, no `else`) it constrains nothing and is accepted; otherwise unsupported",
     "additionalProperties": "an extra key is never a declared name; absent means none when `properties` is present",
     "properties": "members in `properties` order unless `--any-order`",

@@ -634,6 +634,10 @@ class ValueBuilder:
         if hi is not None and hi < lo:
             raise SchemaError("maxItems is smaller than minItems", f"{path}.maxItems")
         comma = self.punct(",")
+        if schema.get("uniqueItems") is True:
+            unique = self.unique_items(schema, items, prefix, lo, hi, path, hint)
+            if unique is not None:
+                return unique
         elems: list[Expr] = [self.value(s, f"{path}.{prefix_key}.{i}", f"{hint}-{i}") for i, s in enumerate(prefix)]
         if items is False:
             tail_item = None
@@ -675,6 +679,39 @@ class ValueBuilder:
                 nonempty = seq(first, Rep(seq(comma, tail_item), more_lo, more_hi))
                 body = nonempty if lo > 0 else opt(nonempty)
         return seq(self.open_("["), body, self.close_("]"))
+
+    def unique_items(self, schema: dict[str, Any], items: Any, prefix: list[Any], lo: int, hi: int | None,
+                     path: str, hint: str) -> Expr | None:
+        """``uniqueItems: true`` over items of finitely many values (``enum``, ``const``, ``boolean``, ``null``):
+        each value at most once, in any order, as many as ``minItems``/``maxItems`` allow.  A rule per set of
+        values written so far (at most :data:`MAX_OBJECT_STATES`).  Any other ``uniqueItems: true`` is
+        unsupported: None (``--permissive``: the array without it, a superset)."""
+        values = None if prefix or not isinstance(items, dict) else finite_values(items, self.ctx, f"{path}.items")
+        n = 0 if values is None else len(values)
+        cap = n if hi is None else min(hi, n)
+        if values is None or sum(math.comb(n, k) for k in range(cap + 1)) > MAX_OBJECT_STATES:
+            self.ctx.unsupported("uniqueItems", path)
+            return None
+        lits = [self.literal(v, f"{path}.items") for v in values]
+        comma = self.punct(",")
+        memo: dict[frozenset[int], Expr | None] = {}
+
+        def after(used: frozenset[int]) -> Expr | None:  # what may follow once the values ``used`` are written
+            if used not in memo:
+                parts: list[Expr] = [EMPTY] if len(used) >= lo else []
+                if len(used) < cap:
+                    for i in range(n):
+                        if i not in used and (rest := after(used | {i})) is not None:
+                            parts.append(seq(comma, lits[i], rest))
+                memo[used] = self.g.shared(f"{hint}-u", alt(*parts)) if parts else None
+            return memo[used]
+
+        firsts = [seq(lits[i], rest) for i in range(n) if cap and (rest := after(frozenset({i}))) is not None]
+        if lo == 0:
+            firsts.append(EMPTY)
+        if not firsts:
+            raise EmptySchemaError(f"no array of distinct items has minItems {lo}", f"{path}.minItems")
+        return seq(self.open_("["), alt(*firsts), self.close_("]"))
 
     # -- any value -----------------------------------------------------------------------------
     def any_value(self) -> Expr:
@@ -1033,6 +1070,26 @@ def _literal(syntax: Syntax, value: Any) -> Expr:
 @lru_cache(maxsize=4096)
 def _literal_cached(syntax: Syntax, value: Any, _type: type) -> Expr:
     return _literal(syntax, value)
+
+
+def finite_values(schema: Any, ctx: SchemaContext, path: str) -> list[Any] | None:
+    """The values ``schema`` admits when they are few and listed (``enum``/``const``, ``boolean``, ``null``),
+    distinct under JSON equality; None otherwise."""
+    schema = ctx.deref(schema, path)
+    if not isinstance(schema, dict) or any(k in schema for k in ("allOf", "anyOf", "oneOf", "not")):
+        return None
+    if "const" in schema or "enum" in schema:
+        values = enum_values(schema, path)
+    else:
+        types = schema.get("type")
+        types = types if isinstance(types, list) else [types]
+        if not types or not set(types) <= {"boolean", "null"}:
+            return None
+        values = [v for t in types for v in ((True, False) if t == "boolean" else (None,))]
+    out: dict[str, Any] = {}
+    for v in values:
+        out.setdefault(json.dumps(v, sort_keys=True), v)
+    return list(out.values())
 
 
 def enum_values(schema: dict[str, Any], path: str) -> list[Any]:
@@ -1397,7 +1454,7 @@ def infer_type(schema: dict[str, Any]) -> str | None:
     if any(k in schema for k in ("properties", "additionalProperties", "required", "minProperties", "maxProperties",
                                  "dependentRequired", "dependencies", "patternProperties", "propertyNames")):
         return "object"
-    if "items" in schema or "prefixItems" in schema or "minItems" in schema or "maxItems" in schema:
+    if any(k in schema for k in ("items", "prefixItems", "minItems", "maxItems")) or schema.get("uniqueItems") is True:
         return "array"
     if "minLength" in schema or "maxLength" in schema or "pattern" in schema:
         return "string"

@@ -87,6 +87,11 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
     "min_contains_alone": ({"type": "array", "items": {"type": "integer"}, "minContains": 2}, [[], [1]], [["x"]]),
     "additional_items_ignored": ({"type": "array", "items": {"type": "integer"}, "additionalItems": False},
                                  [[1, 2]], [["a"]]),
+    # uniqueItems over items of listed values: each at most once, in any order
+    "unique_enum": ({"type": "array", "items": {"enum": ["r", "w", "x"]}, "uniqueItems": True, "maxItems": 2},
+                    [[], ["r"], ["w", "r"], ["x", "w"]], [["r", "r"], ["r", "w", "x"], ["q"]]),
+    "unique_bool": ({"type": "array", "items": {"type": "boolean"}, "uniqueItems": True, "minItems": 1},
+                    [[True], [False, True]], [[], [True, True], [True, False, True]]),
     "all_enum": ({"allOf": [{"enum": ["a", "b", "c"]}, {"enum": ["b", "c", "d"]}, {"not": {"const": "c"}}]},
                  ["b"], ["a", "c", "d"]),
     "enum_typed": ({"type": "integer", "enum": [1, 2.5, "x", 7], "maximum": 5}, [1], [7, "x"]),
@@ -210,11 +215,20 @@ def test_openvino_loads() -> None:
     ({"allOf": [{"enum": [1]}, {"enum": [2]}]}, "allOf[1]"),
     ({"type": "number", "minimum": 3, "maximum": 2}, "properties.v"),
     ({"type": "string", "pattern": "^(ab|c)+$", "maxLength": 5}, "properties.v.pattern"),
+    ({"type": "array", "items": {"type": "string"}, "uniqueItems": True}, "properties.v.uniqueItems"),
 ])
 def test_refusals_name_the_path(schema: dict[str, Any], where: str) -> None:
     with pytest.raises((SchemaError, UnsupportedSchemaError)) as err:
         compile("hermes", [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}])
     assert f"$[0].function.parameters.properties.v.{where}".replace("v.properties.v", "v") in str(err.value)
+
+
+def test_unique_items_as_elements_refused() -> None:
+    """minimax_m3 writes array items as elements, not counted value by value: uniqueItems is refused there."""
+    unique = {"type": "array", "items": {"enum": ["r", "w"]}, "uniqueItems": True}
+    params = {"type": "object", "properties": {"v": unique}}
+    with pytest.raises(UnsupportedSchemaError, match=r"properties\.v\.uniqueItems"):
+        compile("minimax_m3", [{"name": "f", "parameters": params}])
 
 
 def test_permissive_meet_keeps_a_superset() -> None:
