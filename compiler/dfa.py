@@ -277,11 +277,12 @@ def product(a: Dfa, b: Dfa) -> Dfa:
     return trans, {i for i, (x, y) in enumerate(order) if x in aa and y in ab}, starts
 
 
-def intersection(a: Expr, b: Expr) -> Expr:
-    """The words both regular expressions match, as one unambiguous expression (product DFA, minimized)."""
+def intersection(a: Expr, b: Expr, max_states: int | None = None, max_nodes: int | None = None) -> Expr:
+    """The words both regular expressions match, as one unambiguous expression (product DFA, minimized);
+    :class:`DfaLimit` past the caps (:func:`dfa_expr`)."""
     trans, labels, starts = build_labeled_dfa((a, b))
     trans, accepting = minimize(trans, {s for s, lab in enumerate(labels) if len(lab) == 2})
-    return dfa_expr(trans, accepting, starts)
+    return dfa_expr(trans, accepting, starts, max_states=max_states, max_nodes=max_nodes)
 
 
 @lru_cache(maxsize=65536)

@@ -17,8 +17,9 @@ from functools import cache, lru_cache
 from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre  # type: ignore[attr-defined]
 
-from ..errors import UnsupportedSchemaError
+from ..errors import EmptySchemaError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
+from .dfa import DfaLimit, intersection
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
 
 MAXCP = 0x10FFFF
@@ -87,6 +88,39 @@ def pattern_to_ir(
         return spell(decoded, char)
     except UnsupportedSchemaError as exc:
         raise UnsupportedSchemaError(exc.message, path) from None
+
+
+#: caps of a patterns' intersection written out (:func:`patterns_to_ir`): DFA states, expression nodes
+MAX_MEET_STATES = 200
+MAX_MEET_NODES = 20_000
+
+
+def patterns_to_ir(
+    patterns: tuple[str, ...], char: Callable[[tuple[tuple[int, int], ...]], Expr], path: str,
+    length: tuple[int, int | None] = (0, None),
+) -> Expr:
+    """The strings matching every one of ``patterns`` (a ``format``'s and a ``pattern``), of ``length`` characters
+    (restricted on the last pattern, as :func:`pattern_to_ir` does): the product of their automata, written
+    back as one unambiguous expression.  :class:`UnsupportedSchemaError` at ``path`` past
+    :data:`MAX_MEET_STATES` / :data:`MAX_MEET_NODES`; :class:`~toolgram.errors.EmptySchemaError` when no
+    string matches them all."""
+    try:
+        decoded = [_pattern_ir(p, decoded_char) for p in patterns]
+        if length != (0, None):
+            last = restrict_length(decoded[-1], length[0], length[1], patterns[-1])
+            if last is None:
+                raise EmptySchemaError(f"no string of length {length[0]}..{length[1]} matches {patterns[-1]!r}", path)
+            decoded[-1] = last
+        met = decoded[0]
+        for d in decoded[1:]:
+            met = intersection(met, d, max_states=MAX_MEET_STATES, max_nodes=MAX_MEET_NODES)
+    except DfaLimit as exc:
+        raise UnsupportedSchemaError(f"the patterns {list(patterns)!r} together: {exc}", path) from None
+    except UnsupportedSchemaError as exc:
+        raise UnsupportedSchemaError(exc.message, path) from None
+    if met == Chars(()):
+        raise EmptySchemaError(f"no string matches all of {list(patterns)!r}", path)
+    return spell(met, char)
 
 
 def decoded_char(ranges: tuple[tuple[int, int], ...]) -> Expr:

@@ -31,7 +31,7 @@ from .keys import (
     python_key_body,
 )
 from .multiples import exact_decimal, integer_step, multiples
-from .regex import decoded_char, json_char, pattern_to_ir, python_char, raw_char, spell
+from .regex import decoded_char, json_char, pattern_to_ir, patterns_to_ir, python_char, raw_char, spell
 from .schema import (
     ANNOTATIONS,
     TYPES,
@@ -892,8 +892,14 @@ class ValueBuilder:
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         fmt = format_pattern(schema.get("format"))
         if fmt is not None and "pattern" in schema:
-            self.ctx.unsupported("format", path)  # two patterns: no intersection written (permissive: the pattern)
-            fmt = None
+            try:  # both: the intersection of their automata
+                pattern = schema["pattern"]
+                if not isinstance(pattern, str):
+                    raise SchemaError("pattern must be a string", f"{path}.pattern")
+                return self.g.shared(hint, self.pattern_string((fmt, pattern), f"{path}.format",
+                                                               length_bounds(schema, path)))
+            except UnsupportedSchemaError:
+                self.ctx.unsupported("format", path)  # (permissive: the pattern alone)
         if "pattern" in schema:
             return self.g.shared(hint, self._pattern(schema, path))
         lo, hi = length_bounds(schema, path)
@@ -912,25 +918,26 @@ class ValueBuilder:
             raise SchemaError("pattern must be a string", f"{path}.pattern")
         return self.pattern_string(pattern, f"{path}.pattern", length_bounds(schema, path))
 
-    def pattern_string(self, pattern: str, where: str, length: tuple[int, int | None] = (0, None),
+    def pattern_string(self, pattern: str | tuple[str, ...], where: str, length: tuple[int, int | None] = (0, None),
                        vetted: bool = False) -> Expr:
-        """A string matching ``pattern`` (ECMAScript syntax; a ``format``'s pattern too), of ``length``
-        characters, in this builder's syntax: one token.  A schema's own pattern names its ``where``
-        on the token (Lark prints it through a DFA when a backtracking matcher could take exponential
-        time on it); a ``vetted`` one (:mod:`.formats`: only bounded repetitions are ambiguous) is printed
-        as it is."""
-        tag = "" if vetted else where
+        """A string matching ``pattern`` (ECMAScript syntax; a ``format``'s pattern too; a tuple: all of them),
+        of ``length`` characters, in this builder's syntax: one token.  A schema's own pattern names its
+        ``where`` on the token (Lark prints it through a DFA when a backtracking matcher could take
+        exponential time on it); a ``vetted`` one (:mod:`.formats`: only bounded repetitions are ambiguous)
+        and an intersection (already a DFA's unambiguous expression) are printed as they are."""
+        tag = "" if vetted or isinstance(pattern, tuple) else where
+
+        def body(char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
+            if isinstance(pattern, tuple):
+                return patterns_to_ir(pattern, char, where, length)
+            return pattern_to_ir(pattern, char, where, length)
+
         if self.syntax == "json":
-            body = pattern_to_ir(pattern, json_char, where, length)
-            return Token(seq(Lit('"'), body, Lit('"')), "STRING", path=tag)
+            return Token(seq(Lit('"'), body(json_char), Lit('"')), "STRING", path=tag)
         if self.syntax == "gemma":
             q = Lit(gemma_text.QUOTE)
-            return Token(seq(q, pattern_to_ir(pattern, raw_char("<"), where, length), q), "STRING", path=tag)
-        return Token(
-            alt(*(seq(Lit(q), pattern_to_ir(pattern, python_char(q), where, length), Lit(q)) for q in "'\"")),
-            "STRING",
-            path=tag,
-        )
+            return Token(seq(q, body(raw_char("<")), q), "STRING", path=tag)
+        return Token(alt(*(seq(Lit(q), body(python_char(q)), Lit(q)) for q in "'\"")), "STRING", path=tag)
 
     def _t_integer(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         lo, hi = _int_bounds(schema, path)

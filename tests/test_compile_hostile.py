@@ -113,8 +113,8 @@ def test_depth_limit_boundary_compiles(dialect: str) -> None:
     one_line_error("hermes", [tool("t", nested_objects(64))], dialect, "nested more than 128 levels")
 
 
-@pytest.mark.parametrize("keyword", [{"not": {"pattern": "^a"}}, {"if": {"minLength": 2}}, {"uniqueItems": True},
-                                     {"type": ["string", "foo"]}, False])
+@pytest.mark.parametrize("keyword", [{"not": {"pattern": "^a"}}, {"if": {"minLength": 2}, "then": {"maxLength": 3}},
+                                     {"contains": {"const": 1}}, {"type": ["string", "foo"]}, False])
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_xml_raw_strings_keep_the_keyword_rules(fmt: str, keyword: Any) -> None:
     """Finding 10: every format applies the same rules to a string property (XML ones used to drop them)."""

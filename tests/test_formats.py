@@ -3,7 +3,8 @@
 Instances are the JSON-Schema-Test-Suite's kind, written here; each is checked against the format's
 pattern with Python's ``re`` (the oracle for the pattern), then as one optional argument of one tool:
 accepted (valid) or rejected (invalid) by every engine, and read back by the strict parser.
-An unknown format stays an annotation; a format beside a ``pattern`` is refused (permissive: relaxed).
+An unknown format stays an annotation; a format beside a ``pattern`` admits what both admit (refused past the
+size caps; permissive: the pattern alone).
 """
 
 from __future__ import annotations
@@ -121,11 +122,44 @@ def test_unknown_format_is_an_annotation() -> None:
     assert engine_results(bundle, render_calls("hermes", [("f", {"x": "anything"})]))["lark"][0]
 
 
-def test_format_beside_pattern() -> None:
+#: (format, pattern) -> candidate values: valid exactly when the format's pattern and ``pattern`` both match
+BESIDE: dict[tuple[str, str], list[str]] = {
+    ("date", r"^20"): ["2024-02-29", "2001-12-31", "1999-01-01", "2023-02-29", "20", "2024-1-01"],
+    ("date", r"^\d{4}-\d{2}-\d{2}$"): ["2020-02-29", "2021-02-29", "2020-13-01", "1963-06-19"],
+    ("uuid", r"^a"): ["a2b8aa08-aa98-11ea-b4aa-73b441d16380", "2eb8aa08-aa98-11ea-b4aa-73b441d16380", "abc"],
+    ("email", r"@example\.com$"): ["joe@example.com", "joe@example.org", "te..st@example.com", "@example.com"],
+    ("ipv4", r"^10\."): ["10.0.0.1", "10.256.0.1", "192.168.0.1", "10."],
+}
+
+
+@pytest.mark.parametrize(("name", "pattern"), list(BESIDE))
+@pytest.mark.parametrize("fmt", ["hermes", "pythonic"])
+def test_format_beside_pattern(name: str, pattern: str, fmt: str) -> None:
+    """A format beside a ``pattern``: the strings both admit (the product of their automata), in every engine
+    and the strict parser."""
     tools: list[dict[str, Any]] = [{"name": "f", "parameters": {
-        "type": "object", "properties": {"x": {"type": "string", "format": "uuid", "pattern": "^a"}}}}]
+        "type": "object", "properties": {"x": {"type": "string", "format": name, "pattern": pattern}}}}]
+    rx = re.compile(RFC[name].rstrip("$") + r"\Z")
+    values = BESIDE[(name, pattern)]
+    expected = {v: bool(rx.match(v) and re.search(pattern, v)) for v in values}
+    assert set(expected.values()) == {True, False}  # each row tells both ways
+    for dialect in ("lark", "gbnf"):
+        bundle = compile(fmt, tools, dialect=dialect, tool_choice="required")
+        for v, ok in expected.items():
+            results = engine_results(bundle, render_calls(fmt, [("f", {"x": v})]))
+            assert {accepted for accepted, _ in results.values()} == {ok}, (dialect, v, results)
+    for v, ok in expected.items():
+        msg = parse_strict(fmt, render_calls(fmt, [("f", {"x": v})]), tools, tool_choice="required")
+        assert bool(msg["tool_calls"]) == ok, v
+
+
+def test_format_beside_pattern_past_the_caps() -> None:
+    """An intersection too large to write (uri's automaton and a prefix) is refused with the path; --permissive
+    keeps the pattern alone (a superset) and lists the format as relaxed."""
+    tools: list[dict[str, Any]] = [{"name": "f", "parameters": {
+        "type": "object", "properties": {"x": {"type": "string", "format": "uri", "pattern": "^https://"}}}}]
     with pytest.raises(UnsupportedSchemaError, match=r"properties\.x\.format"):
         compile("hermes", tools, dialect="lark")
     bundle = compile("hermes", tools, dialect="lark", permissive=True)
     assert bundle.relaxed == [{"path": "$[0].function.parameters.properties.x.format", "feature": "format"}]
-    assert engine_results(bundle, render_calls("hermes", [("f", {"x": "abc"})]))["lark"][0]
+    assert engine_results(bundle, render_calls("hermes", [("f", {"x": "https://a b"})]))["lark"][0]
