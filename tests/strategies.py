@@ -356,6 +356,14 @@ def ir_nodes(e: Expr) -> Iterator[Expr]:
 # Engines
 
 
+def _representable(text: str) -> bool:
+    """Whether SmolLM2's vocabulary spells ``text`` (its byte-level BPE has no token for some bytes, e.g. the
+    lead byte 0xF1 of U+40000..U+7FFFF, which tokenizing drops)."""
+    from toolgram.engines import llamacpp_engine
+    llm = llamacpp_engine._llama()
+    return llm.detokenize(llamacpp_engine.tokenize(text), special=True) == text.encode("utf-8")
+
+
 def engine_results(bundle: Bundle, text: str) -> dict[str, tuple[bool, int | None]]:
     """``text`` checked by every Python-side engine of ``bundle.dialect``.
 
@@ -370,6 +378,8 @@ def engine_results(bundle: Bundle, text: str) -> dict[str, tuple[bool, int | Non
         return {"xgrammar": xgrammar_engine.accepts_structural_tag(bundle.grammar, text)}
     if bundle.dialect == "gbnf":
         from toolgram.engines import llamacpp_engine
+        if not _representable(text):
+            return {}  # llama.cpp is checked through SmolLM2's tokens: this text has none (asserted by callers)
         pats = lazy_patterns(get_format(bundle.format)) if bundle.lazy else None
         return {"llama.cpp": llamacpp_engine.accepts_gbnf(bundle.grammar, text, lazy_patterns=pats)}
     from toolgram.engines import lark_engine

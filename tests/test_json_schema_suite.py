@@ -87,7 +87,8 @@ def _reading(schema: Any, branch: bool = False) -> Any:
     declared = {k: {} for p in parts if isinstance(p.get("properties"), dict) for k in p["properties"]}
     if isinstance(schema.get("properties"), dict):
         out["properties"] = {k: _reading(v) for k, v in schema["properties"].items()}
-    if declared and not branch and not any("additionalProperties" in p for p in parts):
+    has_properties = any(isinstance(p.get("properties"), dict) for p in parts)  # (an empty one too)
+    if has_properties and not branch and not any("additionalProperties" in p for p in parts):
         required = [k for p in parts for k in p.get("required", []) if isinstance(k, str)]
         extra = {k: {} for k in [*declared, *required] if k not in out.get("properties", {})}
         out["properties"] = {**out.get("properties", {}), **extra}
