@@ -345,9 +345,7 @@ class GrammarBuilder:
                 raise UnsupportedSchemaError(f"{self.spec.id}: element values nest deeper than 16 levels", path)
             # raw spellings keep the schema's keyword rules; a malformed schema is reported with its path
             self._validate_json(schema, path, ctx)
-            own, after = ctx.settled(schema, path)  # unevaluated*: the met schema's additionalProperties / items
-            if after:
-                schema = {**(merge_all_of(own, path, ctx) if "$ref" in own or "allOf" in own else own), **after}
+            schema = ctx.settled(schema, path)  # unevaluated*: the met schema's additionalProperties / items
             kind = _xml_kind(schema, ctx, path)
             if kind == "raw":
                 return any_value() if len(_json_types(schema, ctx, path)) == len(_JSON_TYPES) else raw

@@ -187,16 +187,18 @@ class SchemaContext:
         if entry not in self.relaxed:  # (a schema met again after its allOf is read twice)
             self.relaxed.append(entry)
 
-    def settled(self, schema: Any, path: str) -> tuple[Any, dict[str, Any]]:
-        """:func:`settle_unevaluated`, its ``unevaluated*`` refused (or relaxed, left in place) where they do not
-        read as plain keywords; ``(schema, {})`` when there are none."""
+    def settled(self, schema: Any, path: str) -> Any:
+        """``schema`` with its ``unevaluated*`` read as plain keywords (:func:`settle_unevaluated`): its ``allOf`` /
+        ``$ref`` met and their ``additionalProperties`` / ``items`` set, or dropped where they are no-ops.  Where
+        they do not read so they are refused (or relaxed, left in place); ``schema`` itself when there are none."""
         settled = settle_unevaluated(schema, self, path)
         if settled is None:
             for key in _UNEVALUATED:
                 if key in schema:
                     self.unsupported(key, path)
-            return schema, {}
-        return settled
+            return schema
+        own, after = settled
+        return {**flatten(own, self, path), **after} if after else own
 
     def check_keywords(self, schema: dict[str, Any], path: str) -> None:
         for key in schema:
@@ -349,7 +351,7 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | N
         elif k in ANNOTATIONS and k != "format":
             pass  # an annotation: either text will do
         elif ctx is not None and ctx.permissive:
-            ctx.relaxed.append({"path": f"{path}.{k}", "feature": k})  # a's value alone: a superset
+            ctx.unsupported(k, path)  # relaxed: a's value alone, a superset
         else:
             raise UnsupportedSchemaError(f"allOf branches disagree on {k!r} (cannot be merged into one grammar)",
                                          f"{path}.{k}")
@@ -379,9 +381,8 @@ def met_branch(outer: dict[str, Any], branch: Any, path: str, ctx: SchemaContext
     the branch: they are read in it first (with ``ctx``; :meth:`SchemaContext.settled`)."""
     if not isinstance(branch, dict):
         return outer if branch is True else branch
-    if ctx is not None and any(k in branch for k in _UNEVALUATED):
-        own, after = ctx.settled(branch, path)
-        branch = {**flatten(own, ctx, path), **after} if after else own
+    if ctx is not None:
+        branch = ctx.settled(branch, path)
     return meet(outer, branch, path)
 
 
@@ -509,20 +510,18 @@ def settle_unevaluated(schema: Any, ctx: SchemaContext, path: str) -> tuple[Any,
     return rest, after
 
 
-
-
 def arguments_object(params: dict[str, Any], ctx: SchemaContext) -> dict[str, Any]:
     """The object schema a tool's ``parameters`` describe: a chain of local ``$ref`` followed and
     ``allOf`` branches merged.  The one reading of a tool's arguments: the compiler writes its
     members from it, the parsers type their values with it (:meth:`Tool.reading_schema`)."""
-    params, after = ctx.settled(params, ctx.path)
+    params = ctx.settled(params, ctx.path)
     if not isinstance(params, dict) or ("$ref" not in params and "allOf" not in params):
-        return {**params, **after} if after else params
+        return params
     ctx.check_keywords(params, ctx.path)
     schema = flatten(params, ctx, ctx.path)
     if not isinstance(schema, dict):
         raise SchemaError("parameters must resolve to an object schema", f"{ctx.path}.$ref")
-    return {**schema, **after} if after else schema
+    return schema
 
 
 def load_tools(tools: Any) -> list[Tool]:

@@ -751,10 +751,7 @@ class ValueBuilder:
             raise EmptySchemaError("schema 'false' admits no value", path)
         if not isinstance(schema, dict):
             raise SchemaError("a schema must be an object or a boolean", path)
-        schema, after = self.ctx.settled(schema, path)
-        if after:  # unevaluated* read as additionalProperties / items of the met schema
-            met = merge_all_of(schema, path, self.ctx) if "$ref" in schema or "allOf" in schema else schema
-            return self.value({**met, **after}, path, hint)
+        schema = self.ctx.settled(schema, path)  # unevaluated*: additionalProperties / items of the met schema
         self.ctx.check_keywords(schema, path)
         if "$ref" in schema:
             return self._ref(schema, path)
@@ -893,10 +890,7 @@ class ValueBuilder:
         fmt = format_pattern(schema.get("format"))
         if fmt is not None and "pattern" in schema:
             try:  # both: the intersection of their automata
-                pattern = schema["pattern"]
-                if not isinstance(pattern, str):
-                    raise SchemaError("pattern must be a string", f"{path}.pattern")
-                return self.g.shared(hint, self.pattern_string((fmt, pattern), f"{path}.format",
+                return self.g.shared(hint, self.pattern_string((fmt, _pattern_text(schema, path)), f"{path}.format",
                                                                length_bounds(schema, path)))
             except UnsupportedSchemaError:
                 self.ctx.unsupported("format", path)  # (permissive: the pattern alone)
@@ -913,10 +907,7 @@ class ValueBuilder:
         return self.string(lo, hi)
 
     def _pattern(self, schema: dict[str, Any], path: str) -> Expr:
-        pattern = schema["pattern"]
-        if not isinstance(pattern, str):
-            raise SchemaError("pattern must be a string", f"{path}.pattern")
-        return self.pattern_string(pattern, f"{path}.pattern", length_bounds(schema, path))
+        return self.pattern_string(_pattern_text(schema, path), f"{path}.pattern", length_bounds(schema, path))
 
     def pattern_string(self, pattern: str | tuple[str, ...], where: str, length: tuple[int, int | None] = (0, None),
                        vetted: bool = False) -> Expr:
@@ -1077,6 +1068,14 @@ def _literal(syntax: Syntax, value: Any) -> Expr:
 @lru_cache(maxsize=4096)
 def _literal_cached(syntax: Syntax, value: Any, _type: type) -> Expr:
     return _literal(syntax, value)
+
+
+def _pattern_text(schema: dict[str, Any], path: str) -> str:
+    """``schema``'s ``pattern``; a :class:`SchemaError` when it is not a string."""
+    pattern = schema["pattern"]
+    if not isinstance(pattern, str):
+        raise SchemaError("pattern must be a string", f"{path}.pattern")
+    return pattern
 
 
 def finite_values(schema: Any, ctx: SchemaContext, path: str) -> list[Any] | None:
