@@ -122,8 +122,12 @@ class _Factor:
         branches: list[_Branch] = []
         for item in a.items:
             origin = item.name if type(item) is Ref and self._inlinable(item.name) else None  # type: ignore[attr-defined]
-            if origin is not None and type(self.rules[origin]) is not Alt:
-                branches.append((_items(self.rules[origin]), origin))
+            # the rule as written, even if it was factored already: the memo maps an alternation as written
+            # to its factored form, so the rule's remainder is factored again consistently, where looking
+            # into the factored body would find an equal alternation whose branches' rules have lost their
+            # common beginning, and take it out twice
+            if origin is not None and type(self.g.rules[origin]) is not Alt:
+                branches.append((_items(self.g.rules[origin]), origin))
             else:
                 branches.append((_items(item), None))
         keys = [k for k in (_key(b[0]) for b in branches) if k is not None]
