@@ -111,24 +111,38 @@ class GrammarBuilder:
         """The value builder for tool ``index`` in ``syntax``, with the ``whitespace`` option."""
         return ValueBuilder(self.g, syntax, ctx, f"t{index}", self.opts.whitespace)
 
+    def _params_body(self, index: int, tool: Tool, member, extra_member, sep: Expr, vb: ValueBuilder,
+                     allowed: Expr | None = None) -> Expr:
+        """A strict tool's members written one by one (XML parameters, keyword arguments, elements): the
+        members body of each alternative of its arguments object (:meth:`.values.ValueBuilder.object_branches`:
+        ``anyOf``/``oneOf``/``not`` at the top of ``parameters``), joined by ``sep``."""
+        ctx = self._ctx(index, tool)
+        schema = arguments_object(tool.parameters, ctx)
+        hint = f"params-{tool.name}"
+        branches = vb.object_branches(schema, ctx.path)
+        bodies = []
+        for i, (branch, where) in enumerate(branches):
+            members, extra, names = self._members(index, tool, branch, where, ctx, member, extra_member, allowed)
+            bodies.append(vb.members_body(branch, where, members, sep, extra,
+                                          hint if len(branches) == 1 else f"{hint}-{i}", names))
+        return alt(*bodies)
+
     def _members(
-        self, index: int, tool: Tool, member, extra_member, allowed: Expr | None = None
-    ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None, dict[str, Any], str, list[str]]:
-        """(member, required) pairs for the tool's declared properties, the undeclared-member rule, the
-        arguments object schema and its path (its member counts: ``ValueBuilder.members_body``), and the
-        members' names.
+        self, index: int, tool: Tool, schema: dict[str, Any], path: str, ctx: SchemaContext, member, extra_member,
+        allowed: Expr | None = None
+    ) -> tuple[list[tuple[Expr, Expr, bool]], tuple[Expr, Expr] | None, list[str]]:
+        """(member, required) pairs for the declared properties of one arguments object ``schema`` (at
+        ``path``), the undeclared-member rule, and the members' names (their counts:
+        ``ValueBuilder.members_body``).
 
         ``extra_member(ctx, declared, value schema or None, key class, its path)`` writes an undeclared
         member: with no key class (None) its key is any name but a declared one; with ``patternProperties``
         one member rule per class of keys (:meth:`.values.ObjectKeys.classes`, names the syntax writes:
         ``allowed``)."""
-        ctx = self._ctx(index, tool)
-        schema = arguments_object(tool.parameters, ctx)
-        ctx.check_keywords(schema, ctx.path)
-        keys = object_keys(schema, ctx, ctx.path)
+        keys = object_keys(schema, ctx, path)
         members, names = [], []
         for k, sub in keys.props.items():
-            made = keys.member(k, lambda k=k, sub=sub: member(k, sub, f"{ctx.path}.properties.{k}", ctx))
+            made = keys.member(k, lambda k=k, sub=sub: member(k, sub, f"{path}.properties.{k}", ctx))
             if made is not None:
                 members.append((*made, k in keys.required))
                 names.append(k)
@@ -141,7 +155,7 @@ class GrammarBuilder:
         if any(b is not None for b in bodies):
             body = alt(*(b for b in bodies if b is not None))
             extra = (EMPTY, self.g.tagged(f"extra-{tool.name}", body, ("extra", index), share=("extra",)))
-        return members, extra, schema, ctx.path, names
+        return members, extra, names
 
     # -- calls ------------------------------------------------------------------------------------
     def _check_name(self, name: str, path: str) -> None:
@@ -319,10 +333,9 @@ class GrammarBuilder:
                 extra = self.g.tagged(f"extra-{tool.name}", extra_member(self._ctx(index, tool)), ("extra", index),
                                       share=("extra",))
                 return Rep(extra, 0, None)
-            members, extra, schema, where, names = self._members(index, tool, member, extra_member,
-                                                                 XML_QNAME if c.quoted_key else XML_NAME)
-            vb = self._values("json", self._ctx(index, tool), index)
-            return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}", names)
+            return self._params_body(index, tool, member, extra_member, EMPTY,
+                                     self._values("json", self._ctx(index, tool), index),
+                                     XML_QNAME if c.quoted_key else XML_NAME)
 
         return seq(head, self._params_once(tool, "xml", params), Lit(c.function_end))
 
@@ -443,9 +456,8 @@ class GrammarBuilder:
             if not tool.strict:
                 extra = self.g.tagged(f"extra-{tool.name}", any_member(), ("extra", index), share=("extra",))
                 return Rep(extra, 0, None)
-            members, extra, schema, where, names = self._members(index, tool, member, extra_member, ename.expr)
-            vb = ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}")
-            return vb.members_body(schema, where, members, EMPTY, extra, f"params-{tool.name}", names)
+            return self._params_body(index, tool, member, extra_member, EMPTY,
+                                     ValueBuilder(self.g, "json", self._ctx(index, tool), f"t{index}"), ename.expr)
 
         return seq(Lit(tool.name + c.name_end), self._params_once(tool, "elements", params))
 
@@ -548,8 +560,7 @@ class GrammarBuilder:
         if not tool.strict:
             extra = self.g.tagged(f"extra-{tool.name}", extra_member(ctx), ("extra", index), share=("extra",))
             return vb.object_body([], comma, (EMPTY, extra), f"params-{tool.name}")
-        members, extra_rule, schema, where, names = self._members(index, tool, member, extra_member, allowed)
-        return vb.members_body(schema, where, members, comma, extra_rule, f"params-{tool.name}", names)
+        return self._params_body(index, tool, member, extra_member, comma, vb, allowed)
 
     def _python_call(self, index: int, tool: Tool, c: PythonCall) -> Expr:
         args = self._keyword_args(index, tool, "python", "=", _python_key, IDENT)

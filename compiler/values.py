@@ -807,6 +807,39 @@ class ValueBuilder:
             raise EmptySchemaError(f"{key} admits no value: no branch does ({empty.message})", f"{path}.{key}")
         return self.g.shared(hint, alt(*alts))
 
+    def object_branches(self, schema: dict[str, Any], path: str) -> list[tuple[dict[str, Any], str]]:
+        """The alternatives of an arguments object whose members a format writes one by one (XML parameters,
+        keyword arguments): ``schema`` with its ``anyOf``/``oneOf`` (each branch met with the keywords beside it,
+        as :meth:`value` reads them), ``not`` and ``allOf`` written out, each with its path; branches that admit
+        no value left out.  ``[(schema, path)]`` when there are none."""
+        if not isinstance(schema, dict):
+            return [(schema, path)]
+        schema = self.ctx.settled(schema, path)
+        self.ctx.check_keywords(schema, path)
+        if "$ref" in schema or "allOf" in schema:
+            return self.object_branches(merge_all_of(schema, path, self.ctx), path)
+        if "not" in schema:
+            return self.object_branches(self._without_not(schema, path), path)
+        key = next((k for k in ("anyOf", "oneOf") if k in schema), None)
+        if key is None:
+            return [(schema, path)]
+        outer = {k: v for k, v in schema.items() if k != key}
+        branches = schema[key]
+        if not isinstance(branches, list) or not branches:
+            raise SchemaError(f"{key} must be a non-empty array", f"{path}.{key}")
+        out: list[tuple[dict[str, Any], str]] = []
+        empty: EmptySchemaError | None = None
+        for i, b in enumerate(branches):
+            where = f"{path}.{key}[{i}]"
+            try:
+                out += self.object_branches(self._met_branch(outer, b, where), where)
+            except EmptySchemaError as exc:
+                empty = empty or exc
+        if not out:
+            assert empty is not None
+            raise EmptySchemaError(f"{key} admits no value: no branch does ({empty.message})", f"{path}.{key}")
+        return out
+
     def _met_branch(self, outer: dict[str, Any], b: Any, where: str) -> Any:
         try:
             return met_branch(outer, b, where, self.ctx)
@@ -1286,12 +1319,13 @@ class ObjectKeys:
         try:
             return build()
         except EmptySchemaError:
-            if name not in self.met:
+            forbidden = _forbids(self.props.get(name))
+            if name not in self.met and not forbidden:
                 raise
             if name in self.required:
-                raise EmptySchemaError(f"required property {name!r} admits no value (its schema and the "
-                                       "patternProperties it matches share none): no object is valid",
-                                       f"{self.path}.properties.{name}") from None
+                why = "is false" if forbidden else "and the patternProperties it matches share none"
+                raise EmptySchemaError(f"required property {name!r} admits no value (its schema {why}): "
+                                       "no object is valid", f"{self.path}.properties.{name}") from None
             return None
 
     @staticmethod
@@ -1328,6 +1362,15 @@ class ObjectKeys:
             if schema is not None:  # (None: the patterns' schemas share no value; such keys cannot appear)
                 out.append((kc.decoded, schema, where))
         return out
+
+
+def _forbids(schema: Any) -> bool:
+    """Whether a property schema is ``false`` as written (or an ``allOf`` holding it, as a meet writes one): JSON
+    Schema's way of saying the key may not appear.  Other schemas that admit no value stay errors (crossed bounds
+    are more likely a mistake than a ban)."""
+    if schema is False or isinstance(schema, dict) and schema.get("not") in (True, {}):
+        return True
+    return isinstance(schema, dict) and isinstance(schema.get("allOf"), list) and any(map(_forbids, schema["allOf"]))
 
 
 @lru_cache(maxsize=256)

@@ -201,3 +201,33 @@ def test_dependent_required_unsupported_forms() -> None:
             compile("hermes", [tool("f", params)], dialect="lark")
         bundle = compile("hermes", [tool("f", params)], dialect="lark", permissive=True)
         assert bundle.relaxed == [{"path": f"$[0].function.parameters.{keyword}", "feature": keyword}]
+
+
+#: anyOf/oneOf at the top of parameters: every format writes one arguments object per branch (the XML and
+#: keyword-argument formats wrote the outer members alone and let any branch's constraint go unchecked)
+BRANCHED = {
+    "any_of_required": {"properties": {"a": INTS, "b": INTS, "c": INTS},
+                        "anyOf": [{"required": ["a"]}, {"required": ["b"]}]},
+    "one_of_exclusive": {"properties": {"a": INTS, "b": INTS, "c": INTS},
+                         "oneOf": [{"required": ["a"], "properties": {"b": False}},
+                                   {"required": ["b"], "properties": {"a": False}}]},
+    "any_of_counted": {"properties": {"a": INTS, "b": INTS}, "additionalProperties": True,
+                       "anyOf": [{"maxProperties": 1}, {"required": ["a", "b"], "minProperties": 3}]},
+    "any_of_nested": {"properties": {"a": INTS, "b": INTS, "c": INTS},
+                      "allOf": [{"anyOf": [{"required": ["a"]}, {"required": ["c"]}]}],
+                      "anyOf": [{"required": ["b"]}, {"required": ["c"]}]},
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", list(BRANCHED))
+def test_top_level_branches(fmt: str, name: str) -> None:
+    _check_exact(fmt, {"type": "object", **BRANCHED[name]})
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_top_level_not_refused_alike(fmt: str) -> None:
+    """A ``not`` toolgram cannot write is refused with its path in every format (the member formats ignored it)."""
+    params = {"type": "object", "properties": {"a": INTS}, "not": {"required": ["a"]}}
+    with pytest.raises(ToolgramError, match=r"parameters\.not"):
+        compile(fmt, [tool("f", params)], dialect="lark")
