@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from ..errors import SchemaError, UnsupportedSchemaError
+from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.spec import (
     CDATA_CLOSE,
     CDATA_OPEN,
@@ -208,6 +208,19 @@ class GrammarBuilder:
         if key is not None and not scratch.relaxed:
             self._checked.add(key)
 
+    def _mixed_union(self, schema: Any, path: str, ctx: SchemaContext, raw: Callable[[], Expr]) -> Expr:
+        """A union of a constrained string with numbers, booleans, objects or arrays in a format that writes strings
+        raw (:func:`_union_kind`'s ``mixed``): refused with the path; permissive, any raw text (a superset)."""
+        target = _resolved(schema, ctx, path)
+        key = next((k for k in ("anyOf", "oneOf") if isinstance(target, dict) and k in target), "type")
+        if not ctx.permissive:
+            raise UnsupportedSchemaError(
+                f"{self.spec.id} writes strings raw: a constrained string beside numbers, booleans, objects or "
+                "arrays cannot be told apart from them (pass permissive=True / --permissive to admit any text)",
+                f"{path}.{key}")
+        ctx.unsupported(key, path)
+        return raw()
+
     def call(self, index: int, tool: Tool) -> Expr:
         self._check_name(tool.name, f"$[{index}].function.name")
         c = self.spec.call
@@ -263,6 +276,13 @@ class GrammarBuilder:
                 self._validate_json(schema, path, ctx)
             if kind == "raw":
                 return raw()
+            if kind == "mixed":
+                return self._mixed_union(schema, path, ctx, raw)
+            if isinstance(kind, tuple) and kind[0] in ("words", "union"):
+                allowed = frozenset(_json_types(schema, ctx, path)) | {"string"}
+                plain, empty = _union_texts(kind, allowed, c.write_value, "<", stops, path)
+                body = cdata_or(alt(*plain), lambda: alt(*_union_texts(kind, allowed, c.write_value, "]", (), path)[0]))
+                return opt(Token(body, "RAWU", c.param_end)) if empty else Token(body, "RAWU", c.param_end)
             if isinstance(kind, tuple) and kind[0] != "pattern":
                 lo, hi = kind
                 return raw(lo, hi) if lo > 0 else opt(raw(0, hi))
@@ -300,7 +320,7 @@ class GrammarBuilder:
                 kind = _xml_kind(schema, ctx, path)
                 if kind == "json":
                     lead = as_json
-                elif kind == "raw":
+                elif kind == "raw" or isinstance(kind, tuple) and kind[0] in ("words", "union"):
                     target = _resolved(schema, ctx, path)
                     if not (isinstance(target, dict) and target.get("type") == "string"):
                         lead = alt(lead, as_json)
@@ -362,6 +382,13 @@ class GrammarBuilder:
             kind = _xml_kind(schema, ctx, path)
             if kind == "raw":
                 return any_value() if len(_json_types(schema, ctx, path)) == len(_JSON_TYPES) else raw
+            if kind == "mixed":
+                return self._mixed_union(schema, path, ctx, lambda: raw)
+            if isinstance(kind, tuple) and kind[0] in ("words", "union"):
+                allowed = frozenset(_json_types(schema, ctx, path)) | {"string"}
+                plain, empty = _union_texts(kind, allowed, lambda v: v if isinstance(v, str) else json.dumps(v),
+                                            ns[0], (ns,), path)
+                return opt(Token(alt(*plain), "EUNION", ns)) if empty else Token(alt(*plain), "EUNION", ns)
             if isinstance(kind, tuple) and kind[0] != "pattern":
                 return Token(Rep(Chars.of(ns[0], negated=True), kind[0], kind[1]), "ETEXTB", ns)
             if kind == "enum":
@@ -744,6 +771,90 @@ def _string_choices(schema: dict[str, Any], path: str) -> list[str]:
     return enum_values(schema, path)
 
 
+def _union_kind(kinds: list[tuple[Any, Any]], ctx: SchemaContext, path: str) -> Any:
+    """The spelling of a union (``anyOf``/``oneOf`` branches, a ``type`` list) from its branches' ``(kind, schema)``:
+    ``json`` when no branch is a string; ``raw`` when one is any string (any text reads as some branch's
+    value); ``("union", string kinds, null)`` when the other branches admit only ``null`` (pydantic's
+    ``Optional[Literal[...]]``, ``Optional[constr(...)]``): the texts of the string branches, and ``null``;
+    ``mixed`` otherwise: a constrained string beside numbers, booleans or containers, which raw text cannot keep
+    apart (a text is read as the first type it fits: the parsers' order), so the caller refuses it."""
+    if all(k == "json" for k, _ in kinds):
+        return "json"
+    if any(k == "raw" for k, _ in kinds):
+        return "raw"
+    parts: list[Any] = []
+    null = False
+    for k, met in kinds:
+        if k == "json":
+            if _json_types(met, ctx, path) != ("null",):
+                return "mixed"
+            null = True
+        elif isinstance(k, tuple) and k[0] == "union":
+            parts += k[1]
+            null = null or k[2]
+        elif k == "mixed":
+            return "mixed"
+        else:
+            parts.append(k if k != "enum" else ("words", tuple(json.dumps(v) for v in enum_values(met, path))))
+    words = [k for k in parts if isinstance(k, tuple) and k[0] == "words"]
+    if len(words) < len(parts) and any(not isinstance(json.loads(w), str) for k in words for w in k[1]):
+        return "mixed"  # a number or boolean word beside bounded or pattern texts, which it may read as
+    return ("union", tuple(parts), null)
+
+
+def _union_texts(kind: Any, allowed: frozenset[str], write: Callable[[Any], str], char: str,
+                 stops: tuple[str, ...], path: str) -> tuple[list[Expr], bool]:
+    """The raw texts of a union kind (:func:`_union_kind`; ``("words", ...)`` alone too): its words as the format
+    writes them (:func:`_written`), its bounded and pattern strings over characters other than ``char``, and
+    ``null``; with whether the empty text is one of them (the caller makes the token optional)."""
+    parts = [kind] if kind[0] == "words" else list(kind[1])
+    texts: list[str] = ["null"] if kind[0] == "union" and kind[2] else []
+    exprs: list[Expr] = []
+    empty = False
+    for k in parts:
+        if k[0] == "words":
+            for w in k[1]:
+                value = json.loads(w)
+                text = _written(value, allowed)
+                if text is None:
+                    continue  # (read as another type: no text spells it)
+                if isinstance(value, str) and any(stop in value for stop in stops):
+                    raise UnsupportedSchemaError(f"enum value {value!r} contains a text that ends a raw value "
+                                                 f"({' or '.join(map(repr, stops))})", f"{path}.enum")
+                texts.append(write(value) if isinstance(value, str) else text)
+        elif k[0] == "pattern":
+            exprs.append(pattern_to_ir(k[1], raw_char(char), f"{path}.{k[3] if len(k) > 3 else 'pattern'}", k[2]))
+        else:
+            lo, hi = k
+            empty = empty or lo == 0
+            if hi is None or hi > 0:
+                exprs.append(Rep(Chars.of(char, negated=True), max(lo, 1), hi))
+    empty = empty or "" in texts
+    alts = [Lit(t) for t in dict.fromkeys(texts) if t] + exprs
+    if not alts and not empty:
+        raise EmptySchemaError("no value of the union can be written as raw text", path)
+    return alts, empty
+
+
+def _written(value: Any, allowed: frozenset[str]) -> str | None:
+    """A value of a union of raw texts as the format writes it (strings raw, others as JSON), or None when the
+    parsers would read the text as another of the ``allowed`` types (the string ``"1"`` beside integers)."""
+    if not isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    text = value.strip(" \t\n\r")
+    if text == "null" and "null" in allowed or text in ("true", "false") and "boolean" in allowed:
+        return None
+    if allowed & {"integer", "number", "object", "array"}:
+        try:
+            read = json.loads(text)
+        except ValueError:
+            return value
+        if isinstance(read, (int, float)) and not isinstance(read, bool) and allowed & {"integer", "number"} or \
+                isinstance(read, dict) and "object" in allowed or isinstance(read, list) and "array" in allowed:
+            return None
+    return value
+
+
 def _resolved(schema: Any, ctx: SchemaContext, path: str) -> Any:
     """``schema`` with a ``$ref`` chain followed, ``allOf`` (and ``$ref`` with siblings) met."""
     if isinstance(schema, dict) and ("allOf" in schema or ("$ref" in schema and set(schema) - ANNOTATIONS - {"$ref"})):
@@ -815,8 +926,24 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             return "json"  # the JSON value builder reports it with its path
         if all(isinstance(v, str) for v in vals):
             return "enum"
-        return "raw" if any(isinstance(v, str) for v in vals) else "json"
+        return ("words", tuple(json.dumps(v) for v in vals)) if any(isinstance(v, str) for v in vals) else "json"
     t = schema.get("type")
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            branches = schema[key]
+            if not isinstance(branches, list):
+                return "json"
+            outer = {k: v for k, v in schema.items() if k != key}
+            kinds = []
+            for i, b in enumerate(branches):
+                try:
+                    met = met_branch(outer, b, f"{path}.{key}[{i}]")
+                except EmptySchemaError:
+                    continue  # the branch admits no value
+                except (SchemaError, UnsupportedSchemaError):
+                    met = b  # the JSON value builder reports it, or relaxes it to the branch
+                kinds.append((_xml_kind(met, ctx, path, _refs), met))
+            return _union_kind(kinds, ctx, path)
     if t == "string":
         fmt = format_pattern(schema.get("format"))
         if fmt is not None and "pattern" not in schema:
@@ -830,20 +957,8 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             return "raw"
         return (lo, hi)
     if isinstance(t, list) and "string" in t:
-        return "raw"
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            branches = schema[key]
-            if not isinstance(branches, list):
-                return "json"
-            outer = {k: v for k, v in schema.items() if k != key}
-            for i, b in enumerate(branches):
-                try:
-                    met = met_branch(outer, b, f"{path}.{key}[{i}]")
-                except (SchemaError, UnsupportedSchemaError):
-                    met = b  # the JSON value builder reports it, or relaxes it to the branch
-                if _xml_kind(met, ctx, path, _refs) != "json":
-                    return "raw"
+        return _union_kind([(_xml_kind({**schema, "type": x}, ctx, path, _refs), {**schema, "type": x})
+                            for x in t if isinstance(x, str)], ctx, path)
     if t is None and not any(k in schema for k in ("anyOf", "oneOf", "allOf", "not")):
         implied = infer_type(schema)  # as the JSON value builder reads an untyped schema
         return "raw" if implied is None else _xml_kind({**schema, "type": implied}, ctx, path, _refs)
