@@ -363,6 +363,13 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | N
         out.pop("const", None)
         out["enum"] = values
     _check_bounds(out, path)
+    # a side's additionalProperties schema holds for the names it does not declare, the other side's names too
+    # (without patternProperties there, which would take some of them: those are left to their own schema)
+    for side in (a, b):
+        ap = side.get("additionalProperties")
+        if isinstance(ap, dict) and ap and "patternProperties" not in side and isinstance(out.get("properties"), dict):
+            own = side.get("properties") if isinstance(side.get("properties"), dict) else {}
+            out["properties"] = {n: sub if n in own else {"allOf": [sub, ap]} for n, sub in out["properties"].items()}
     # an explicit additionalProperties false admits no name its own properties do not declare
     for side in (a, b):
         if side.get("additionalProperties") is False and isinstance(out.get("properties"), dict):

@@ -55,6 +55,10 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
     "all_types": ({"allOf": [{"type": ["integer", "string"]}, {"type": "number", "maximum": 9}]},
                   [3, 9], [10, "a"]),
     # allOf over arrays: prefixItems met position by position, each side's items holding past its own prefix
+    # a branch's additionalProperties schema holds for the other branch's names too
+    "all_extra_schema": ({"allOf": [{"properties": {"x": {"type": "number"}}},
+                                    {"additionalProperties": {"type": "integer"}}]},
+                         [{"x": 1}, {"k": 2}, {}], [{"x": 1.5}, {"k": 1.5}]),
     "all_prefix": ({"allOf": [{"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
                               {"prefixItems": [{"minimum": 3}], "items": {"type": "string"}, "maxItems": 3}]},
                    [[3], [5, "a"], [5, "a", "b"], []], [[2], [3, 4], [5, "a", 1], [5, "a", "b", "c"]]),
