@@ -34,6 +34,7 @@ from ..grammars.spec import (
     json_type_of,
 )
 from ..grammars.syntax import python_text, xml_elements
+from .conditional import expand, pending
 from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .keys import plain_name
@@ -45,6 +46,7 @@ from .values import (
     GEMMA_KEY_RULE,
     JSON_WS,
     MAX_ITEMS,
+    NOT_STRINGS,
     WS,
     ObjectKeys,
     ValueBuilder,
@@ -56,6 +58,7 @@ from .values import (
     object_keys,
     schema_text,
     template_gap,
+    without_not,
 )
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
@@ -122,9 +125,17 @@ class GrammarBuilder:
         branches = vb.object_branches(schema, ctx.path)
         bodies = []
         for i, (branch, where) in enumerate(branches):
-            members, extra, names = self._members(index, tool, branch, where, ctx, member, extra_member, allowed)
-            bodies.append(vb.members_body(branch, where, members, sep, extra,
-                                          hint if len(branches) == 1 else f"{hint}-{i}", names))
+            try:
+                members, extra, names = self._members(index, tool, branch, where, ctx, member, extra_member,
+                                                      allowed)
+                bodies.append(vb.members_body(branch, where, members, sep, extra,
+                                              hint if len(branches) == 1 else f"{hint}-{i}", names))
+            except EmptySchemaError:
+                if len(branches) == 1:
+                    raise
+                continue  # a branch no object takes (as the JSON formats' anyOf leaves it out)
+        if not bodies:
+            raise EmptySchemaError("no branch of the arguments object admits a value", ctx.path)
         return alt(*bodies)
 
     def _members(
@@ -140,6 +151,7 @@ class GrammarBuilder:
         one member rule per class of keys (:meth:`.values.ObjectKeys.classes`, names the syntax writes:
         ``allowed``)."""
         keys = object_keys(schema, ctx, path)
+        ValueBuilder(self.g, "json", ctx, f"t{index}").note_alternatives(keys, path)
         members, names = [], []
         for k, sub in keys.props.items():
             made = keys.member(k, lambda k=k, sub=sub: member(k, sub, f"{path}.properties.{k}", ctx))
@@ -212,11 +224,12 @@ class GrammarBuilder:
         """A union of a constrained string with numbers, booleans, objects or arrays in a format that writes strings
         raw (:func:`_union_kind`'s ``mixed``): refused with the path; permissive, any raw text (a superset)."""
         target = _resolved(schema, ctx, path)
-        key = next((k for k in ("anyOf", "oneOf") if isinstance(target, dict) and k in target), "type")
+        key = next((k for k in ("not", "anyOf", "oneOf") if isinstance(target, dict) and k in target), "type")
         if not ctx.permissive:
             raise UnsupportedSchemaError(
                 f"{self.spec.id} writes strings raw: a constrained string beside numbers, booleans, objects or "
-                "arrays cannot be told apart from them (pass permissive=True / --permissive to admit any text)",
+                "arrays cannot be told apart from them, nor a string that is none of some values (pass "
+                "permissive=True / --permissive to admit any text)",
                 f"{path}.{key}")
         ctx.unsupported(key, path)
         return raw()
@@ -414,6 +427,7 @@ class GrammarBuilder:
 
         def object_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
             keys = object_keys(schema, ctx, path) if isinstance(schema, dict) else ObjectKeys({}, set(), True, path)
+            ValueBuilder(self.g, "json", ctx, f"t{index}").note_alternatives(keys, path)
             members, names = [], []
             for k, sub in keys.props.items():
                 check_key(k, f"{path}.properties")
@@ -919,6 +933,18 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             return "json"  # malformed, or a cycle: the cycle adds no string branch
         target, _ = ctx.resolve(ref, f"{path}.$ref")
         return _xml_kind(target, ctx, path, _refs | {ref})
+    if "not" in schema:  # written as positive keywords; a string excluding values has no raw spelling here
+        try:
+            positive = without_not(schema, ctx, path)
+        except (SchemaError, UnsupportedSchemaError):
+            return "json"  # the JSON value builder reports it with its path
+        return "mixed" if NOT_STRINGS in json.dumps(positive) else _xml_kind(positive, ctx, path, _refs)
+    if pending(schema, path):  # if/then/else, dependentSchemas: their anyOf branches
+        try:
+            expanded = expand(schema, ctx, path)
+        except (SchemaError, UnsupportedSchemaError):
+            return "json"  # the JSON value builder reports it with its path
+        return _xml_kind(expanded, ctx, path, _refs)
     if "const" in schema or "enum" in schema:
         try:
             vals = enum_values(schema, path)  # the values the sibling keywords admit

@@ -237,6 +237,9 @@ class Grammar:
     #: expressions already built, by what they were built from (see :meth:`once`)
     memo: dict[tuple, Expr] = field(default_factory=dict, repr=False)
     _tagged: dict[tuple, str] = field(default_factory=dict, repr=False)
+    #: whether Lark must parse with Earley: alternatives of objects where a key one branch declares is an extra
+    #: key in another (two terminals for the same text in one LALR state, which the lexer would pick between)
+    earley: bool = False
 
     def add(self, name: str, expr: Expr, meta: tuple | None = None) -> Ref:
         """Add a rule under a unique name derived from ``name``; return a reference to it."""

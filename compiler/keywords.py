@@ -23,13 +23,13 @@ KEYWORDS: dict[str, str] = {
     # -- any value
     "type": "enforced", "enum": "enforced", "const": "enforced", "anyOf": "enforced", "oneOf": "enforced",
     "allOf": "enforced", "$ref": "enforced", "nullable": "enforced", "not": "enforced",
-    "if": "unsupported", "then": "unsupported", "else": "unsupported",
+    "if": "enforced", "then": "enforced", "else": "enforced",
     "$dynamicRef": "unsupported", "$anchor": "unsupported",
     # -- objects
     "properties": "enforced", "required": "enforced", "additionalProperties": "enforced",
     "minProperties": "enforced", "maxProperties": "enforced",
     "dependentRequired": "enforced", "dependencies": "enforced",
-    "patternProperties": "enforced", "propertyNames": "enforced", "dependentSchemas": "unsupported",
+    "patternProperties": "enforced", "propertyNames": "enforced", "dependentSchemas": "enforced",
     "unevaluatedProperties": "enforced",
     # -- arrays
     "items": "enforced", "prefixItems": "enforced", "minItems": "enforced", "maxItems": "enforced",
@@ -53,7 +53,8 @@ NOTES: dict[str, str] = {
     "oneOf": "read as `anyOf` (as llama.cpp, xgrammar and llguidance do): a value that more than one branch "
              "matches is accepted; exact when the branches admit no common value",
     "$ref": "local (`#/...`); with sibling keywords it means allOf [target, siblings]",
-    "not": "over `type`, `const` and `enum`; any other `not`: unsupported",
+    "not": "over `type`, `const` and `enum` (a string that is none of some values: not in Gemma 4 nor in raw XML "
+           "text, nor beside a length or pattern); any other `not`: unsupported",
     "format": "date-time, date, time, duration, email, hostname, ipv4, ipv6, uuid, uri (RFC grammars); "
               "other formats are annotations; beside a `pattern`: the strings both admit (their automata's "
               "product; refused past 200 states)",
@@ -68,9 +69,16 @@ NOTES: dict[str, str] = {
                         "under `anyOf`/`oneOf`/`if`/`contains`/draft 7 tuples: unsupported",
     "uniqueItems": "`true` over items of listed values (`enum`, `const`, `boolean`, `null`): each at most once, in "
                    "any order; over other items: unsupported; `false` is no constraint",
-    "if": "alone (no `then`, no `else`) it constrains nothing and is accepted; otherwise unsupported",
+    "if": "written as `anyOf` branches: `then` met with the test, `else` with each part of the test's negation; "
+          "the test may use `type`, `const`, `enum`, `not`, `anyOf`, `required`, `properties`, bounds and "
+          "lengths (a test with `pattern`, `items`, `multipleOf` ...: unsupported); at most 64 branches; alone "
+          "it constrains nothing",
+    "then": "with `if` (see `if`); a name it declares is declared in its branch, as an `allOf` branch's",
+    "else": "with `if` (see `if`)",
+    "dependentSchemas": "each `{p: S}` as `if: {required: [p]}, then: S` (see `if`)",
     "additionalProperties": "an extra key is never a declared name; absent means none when `properties` is present",
-    "properties": "members in `properties` order unless `--any-order`",
+    "properties": "members in `properties` order unless `--any-order`; a property whose schema is `false` may not "
+                  "appear",
     "propertyNames": "its `pattern`, `minLength`/`maxLength`, `enum`/`const` (every key, declared ones too); "
                      "other keywords in it: unsupported",
     "patternProperties": "a key takes the schemas of the patterns it matches (one DFA over names and patterns); "
@@ -81,7 +89,7 @@ NOTES: dict[str, str] = {
     "pattern": "ECMAScript subset; together with minLength/maxLength: intersected",
     "dependentRequired": "member by member; a name `properties` does not declare is a member where it may "
                          "appear as an extra key",
-    "dependencies": "the array form, as dependentRequired; the schema form: unsupported",
+    "dependencies": "the array form, as dependentRequired; the schema form, as dependentSchemas",
 }
 
 

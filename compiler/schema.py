@@ -206,9 +206,6 @@ class SchemaContext:
                 continue  # draft 7's tuple form: the array rule enforces it
             if key in UNSUPPORTED and not vacuous(key, schema):
                 self.unsupported(key, path)
-            elif key == "dependencies" and isinstance(schema[key], dict) and any(
-                    not isinstance(v, list) for v in schema[key].values()):
-                self.unsupported(key, path)  # the schema form (the array form is dependentRequired)
         t = schema.get("type")
         for one in t if isinstance(t, list) else ([t] if t is not None else []):
             if one not in TYPES:
@@ -234,6 +231,45 @@ def vacuous(key: str, schema: dict[str, Any]) -> bool:
     if key == "dependentSchemas":
         return isinstance(v, dict) and all(sub is True or sub == {} for sub in v.values())
     return False
+
+
+def forbids(schema: Any) -> bool:
+    """Whether a property schema is ``false`` as written (or an ``allOf`` holding it, as a meet writes one): JSON
+    Schema's way of saying the key may not appear.  Other schemas that admit no value stay errors (crossed bounds
+    are more likely a mistake than a ban)."""
+    if schema is False or isinstance(schema, dict) and schema.get("not") in (True, {}):
+        return True
+    return isinstance(schema, dict) and isinstance(schema.get("allOf"), list) and any(map(forbids, schema["allOf"]))
+
+
+#: where :func:`in_place_parts` keeps the conditions of the parts it meets (``if``/``then``/``else``,
+#: ``dependentSchemas``, the schema form of ``dependencies``: :func:`conditions_of`); :func:`meet` joins them
+CONDITIONS = "$toolgram:conditions"
+
+
+def conditions_of(schema: dict[str, Any], path: str = "$") -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The conditions ``schema`` states, each ``{"if", "then", "else", "keyword"}`` (``dependentSchemas`` ``{p: D}``
+    is ``if {required: [p]} then D``), and ``schema`` without them (:mod:`.conditional` writes them out)."""
+    conds = list(schema.get(CONDITIONS, []))
+    rest = {k: v for k, v in schema.items() if k not in (CONDITIONS, "if", "then", "else")}
+    if "if" in schema and not vacuous("if", schema):
+        conds.append({"if": schema["if"], "then": schema.get("then", True), "else": schema.get("else", True),
+                      "keyword": "if"})
+    for key in ("dependentSchemas", "dependencies"):
+        spec = rest.get(key)
+        if spec is None:
+            continue
+        if not isinstance(spec, dict):
+            raise SchemaError(f"{key} must be an object mapping names to schemas", f"{path}.{key}")
+        for name, sub in spec.items():
+            if not isinstance(sub, list) and not (sub is True or sub == {}):
+                conds.append({"if": {"required": [name]}, "then": sub, "else": True, "keyword": key})
+        left = {name: v for name, v in spec.items() if isinstance(v, list)}  # (the array form: dependentRequired)
+        if left and key == "dependencies":
+            rest[key] = left
+        else:
+            rest.pop(key)
+    return conds, rest
 
 
 def merge_all_of(schema: dict[str, Any], path: str, ctx: SchemaContext | None = None) -> dict[str, Any]:
@@ -314,7 +350,9 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | N
             out[k] = v
             continue
         mine = out[k]
-        if k == "type":
+        if k == CONDITIONS:
+            out[k] = [*mine, *v]
+        elif k == "type":
             out[k] = _meet_types(mine, v, path)
         elif k in ("properties", "patternProperties"):
             if not isinstance(mine, dict) or not isinstance(v, dict):
@@ -466,6 +504,11 @@ def in_place_parts(schema: Any, ctx: SchemaContext, path: str,
                 raise SchemaError("allOf must be a non-empty array", f"{where}.allOf")
             for i, branch in enumerate(branches):
                 collect(branch, f"{where}.allOf[{i}]", refs)
+        conds, plain = conditions_of(rest, where)
+        # met as a list, each part's conditions holding (an if, then or else standing alone is dropped: it is
+        # vacuous in its own part, and must not meet another part's; an if leaves an empty list, since its
+        # annotations still count for unevaluated*: settle_unevaluated)
+        rest = {**plain, CONDITIONS: conds} if conds or "if" in rest else plain
         if "properties" in rest and not isinstance(rest["properties"], dict):
             raise SchemaError("properties must be an object mapping names to schemas", f"{where}.properties")
         req = rest.get("required")
@@ -480,7 +523,7 @@ def in_place_parts(schema: Any, ctx: SchemaContext, path: str,
 
 #: keywords that evaluate members or items only when a subschema matches (or does not): under them,
 #: ``unevaluated*`` depends on which branch a value takes
-_CONDITIONAL = frozenset({"anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "$dynamicRef"})
+_CONDITIONAL = frozenset({"anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "$dynamicRef", CONDITIONS})
 #: unevaluated keyword -> (the keyword that reads the same in a flat schema, keywords that block that reading)
 _UNEVALUATED = {
     "unevaluatedProperties": ("additionalProperties", frozenset({"unevaluatedProperties"})),

@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
+from .conditional import expand, pending
 from .dfa import DfaLimit
 from .formats import format_pattern
 from .ir import ANY, EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
@@ -36,6 +37,8 @@ from .schema import (
     ANNOTATIONS,
     TYPES,
     SchemaContext,
+    forbids,
+    meet,
     merge_all_of,
     met_branch,
     type_hint,
@@ -522,6 +525,7 @@ class ValueBuilder:
 
     def obj(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         keys = object_keys(schema, self.ctx, path)
+        self.note_alternatives(keys, path)
         members, names = [], []
         for k, sub in keys.props.items():
             if self.syntax == "gemma" and not gemma_text.writable_key(k):
@@ -534,6 +538,13 @@ class ValueBuilder:
         body = self.members_body(schema, path, members, self.punct(","), self.extra_members(keys, hint), hint,
                                  names)
         return seq(self.open_("{"), body, self.close_("}"))
+
+    def note_alternatives(self, keys: ObjectKeys, path: str) -> None:
+        """Mark the grammar for Earley (:attr:`.ir.Grammar.earley`) when an object that admits extra keys is one
+        of several alternatives (an ``anyOf``/``oneOf`` branch, conditions written out): another branch may
+        declare a name it takes as an extra key, and LALR's lexer cannot wait to see which branch holds."""
+        if (keys.extra is not False or keys.patterns) and (".anyOf[" in path or ".oneOf[" in path):
+            self.g.earley = True
 
     def extra_members(self, keys: ObjectKeys, hint: str) -> tuple[Expr, Expr] | None:
         """``(key, value)`` of an undeclared member (:meth:`object_body`'s ``extra``): any key but a declared
@@ -587,7 +598,7 @@ class ValueBuilder:
         body = self.counted_body(members, sep, extra, hint, lo, hi, deps)
         if body is None:
             where = "minProperties" if lo else "maxProperties" if hi is not None else "dependentRequired"
-            raise SchemaError("no object has the members minProperties, maxProperties, required and "
+            raise EmptySchemaError("no object has the members minProperties, maxProperties, required and "
                               "dependentRequired ask for", f"{path}.{where}")
         return body
 
@@ -757,6 +768,8 @@ class ValueBuilder:
             return self._ref(schema, path)
         if "allOf" in schema:
             return self.value(merge_all_of(schema, path, self.ctx), path, hint)
+        if pending(schema, path):  # if/then/else, dependentSchemas: as anyOf branches
+            return self.value(expand(schema, self.ctx, path), path, hint)
         if "not" in schema:
             return self.value(self._without_not(schema, path), path, hint)
         for key in ("anyOf", "oneOf"):
@@ -818,6 +831,8 @@ class ValueBuilder:
         self.ctx.check_keywords(schema, path)
         if "$ref" in schema or "allOf" in schema:
             return self.object_branches(merge_all_of(schema, path, self.ctx), path)
+        if pending(schema, path):
+            return self.object_branches(expand(schema, self.ctx, path), path)
         if "not" in schema:
             return self.object_branches(self._without_not(schema, path), path)
         key = next((k for k in ("anyOf", "oneOf") if k in schema), None)
@@ -850,42 +865,7 @@ class ValueBuilder:
             return b
 
     def _without_not(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
-        """``schema`` with its ``not`` (over ``type``/``const``/``enum``) written as positive keywords:
-        the enum values it excludes dropped, the types it excludes taken out of ``type``.  Any other
-        ``not`` is unsupported (permissive: ignored, a superset)."""
-        rest = {k: v for k, v in schema.items() if k != "not"}
-        neg = schema["not"]
-        keys = set(neg) - ANNOTATIONS if isinstance(neg, dict) else None
-        if not keys or not keys <= {"type", "const", "enum"}:
-            self.ctx.unsupported("not", path)
-            return rest
-        if "const" in rest or "enum" in rest:
-            return {**rest, "enum": enum_values(schema, path)}  # the values 'not' excludes dropped
-        if keys == {"type"}:
-            excluded = set(neg["type"] if isinstance(neg["type"], list) else [neg["type"]])
-            t = rest.get("type", list(TYPES))
-            allowed = [x for x in (t if isinstance(t, list) else [t]) if x not in excluded]
-            if "number" in excluded:
-                allowed = [x for x in allowed if x != "integer"]
-            if "integer" in excluded and "number" in allowed:
-                self.ctx.unsupported("not", path)  # a number that is not an integer: no grammar here
-                return rest
-            if not allowed:
-                raise EmptySchemaError("the schema admits no value: 'not' excludes every type it allows", f"{path}.not")
-            return {**rest, "type": allowed if len(allowed) > 1 else allowed[0]}
-        values = [neg["const"]] if "const" in neg else neg["enum"] if isinstance(neg.get("enum"), list) else None
-        if values is None or "type" in keys or not all(v is None or isinstance(v, bool) for v in values):
-            self.ctx.unsupported("not", path)  # excluding a string or number value: no grammar here
-            return rest
-        t = rest.get("type", list(TYPES))
-        allowed = [x for x in (t if isinstance(t, list) else [t]) if not (x == "null" and None in values)]
-        bools = [b for b in (True, False) if b not in values]
-        branches = [{**rest, "type": x} for x in allowed if x != "boolean"]
-        if "boolean" in allowed and bools:
-            branches.append({**rest, "type": "boolean", "enum": bools})
-        if not branches:
-            raise EmptySchemaError("the schema admits no value: 'not' excludes all of it", f"{path}.not")
-        return branches[0] if len(branches) == 1 else {"anyOf": branches}
+        return without_not(schema, self.ctx, path)
 
     def _ref(self, schema: dict[str, Any], path: str) -> Expr:
         ref = schema["$ref"]
@@ -920,6 +900,8 @@ class ValueBuilder:
         return Ref(name)
 
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        if NOT_STRINGS in schema:
+            return self._string_not(schema, path, hint)
         fmt = format_pattern(schema.get("format"))
         if fmt is not None and "pattern" in schema:
             try:  # both: the intersection of their automata
@@ -938,6 +920,22 @@ class ValueBuilder:
                     raise
                 self.ctx.unsupported("format", path)  # relaxed: a plain string of that length
         return self.string(lo, hi)
+
+    def _string_not(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
+        """A string that is none of the values ``not`` excludes (:data:`NOT_STRINGS`), in any spelling (the
+        excluded-name rule of undeclared keys, :mod:`.keys`); beside a length, a ``pattern`` or a ``format``,
+        or in Gemma 4: unsupported (permissive: the string without the exclusion)."""
+        words = tuple(schema[NOT_STRINGS])
+        rest = {k: v for k, v in schema.items() if k != NOT_STRINGS}
+        if self.syntax == "gemma" or any(k in rest for k in ("minLength", "maxLength", "pattern")) or \
+                format_pattern(rest.get("format")) is not None:
+            self.ctx.unsupported("not", path)
+            return self._t_string(rest, path, hint)
+        if self.syntax == "json":
+            body: Expr = seq(Lit('"'), json_key_body(words), Lit('"'))
+        else:
+            body = alt(*(seq(Lit(q), python_key_body(words, q), Lit(q)) for q in "'\""))
+        return self.g.shared(hint, Token(body, "STRING"))
 
     def _pattern(self, schema: dict[str, Any], path: str) -> Expr:
         return self.pattern_string(_pattern_text(schema, path), f"{path}.pattern", length_bounds(schema, path))
@@ -1111,11 +1109,92 @@ def _pattern_text(schema: dict[str, Any], path: str) -> str:
     return pattern
 
 
+def without_not(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, Any]:
+    """``schema`` with its ``not`` (over ``type``/``const``/``enum``) written as positive keywords: the enum values
+    it excludes dropped, the types it excludes taken out of ``type``, scalar values taken out of their type
+    (:func:`_excluding`).  Any other ``not`` is unsupported (permissive: ignored, a superset)."""
+    rest = {k: v for k, v in schema.items() if k != "not"}
+    neg = schema["not"]
+    keys = set(neg) - ANNOTATIONS if isinstance(neg, dict) else None
+    if not keys or not keys <= {"type", "const", "enum"}:
+        ctx.unsupported("not", path)
+        return rest
+    if "const" in rest or "enum" in rest:
+        return {**rest, "enum": enum_values(schema, path)}  # the values 'not' excludes dropped
+    if keys == {"type"}:
+        excluded = set(neg["type"] if isinstance(neg["type"], list) else [neg["type"]])
+        t = rest.get("type", list(TYPES))
+        allowed = [x for x in (t if isinstance(t, list) else [t]) if x not in excluded]
+        if "number" in excluded:
+            allowed = [x for x in allowed if x != "integer"]
+        if "integer" in excluded and "number" in allowed:
+            ctx.unsupported("not", path)  # a number that is not an integer: no grammar here
+            return rest
+        if not allowed:
+            raise EmptySchemaError("the schema admits no value: 'not' excludes every type it allows", f"{path}.not")
+        return {**rest, "type": allowed if len(allowed) > 1 else allowed[0]}
+    values = [neg["const"]] if "const" in neg else neg["enum"] if isinstance(neg.get("enum"), list) else None
+    if values is None or "type" in keys or any(isinstance(v, (dict, list)) for v in values):
+        ctx.unsupported("not", path)  # excluding an object or array value: no grammar here
+        return rest
+    t = rest.get("type", list(TYPES))
+    allowed = [x for x in (t if isinstance(t, list) else [t]) if isinstance(x, str)]
+    if "number" in allowed:
+        allowed = [x for x in allowed if x != "integer"]  # (the number branch holds the integers)
+    branches: list[dict[str, Any]] = []
+    for x in allowed:
+        branches += _excluding({**rest, "type": x}, x, values, path)
+    if not branches:
+        raise EmptySchemaError("the schema admits no value: 'not' excludes all of it", f"{path}.not")
+    return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
+
+
+#: where a string schema holds the values ``not`` excludes from it (:func:`_excluding`; :meth:`ValueBuilder._t_string`)
+NOT_STRINGS = "$toolgram:not-strings"
+
+
+def _excluding(schema: dict[str, Any], kind: str, values: list[Any], path: str) -> list[dict[str, Any]]:
+    """``schema`` (of the one type ``kind``) without the scalar ``values``, as positive schemas: ``null``
+    dropped, the booleans left as an ``enum``, numbers as the ranges between the excluded ones (exclusive
+    bounds, met with the schema's own), strings under :data:`NOT_STRINGS`."""
+    if kind == "null":
+        return [] if None in values else [schema]
+    if kind == "boolean":
+        left = [b for b in (True, False) if not any(v is b for v in values)]
+        return [] if not left else [schema] if len(left) == 2 else [{**schema, "enum": left}]
+    if kind in ("integer", "number"):
+        cuts = sorted({exact_decimal(v) for v in values
+                       if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)})
+        if not cuts:
+            return [schema]
+        pieces: list[dict[str, Any]] = []
+        bounds = [(None, cuts[0]), *zip(cuts, cuts[1:], strict=False), (cuts[-1], None)]
+        for lo, hi in bounds:
+            piece: dict[str, Any] = {}
+            if lo is not None:
+                piece["exclusiveMinimum"] = int(lo) if lo == lo.to_integral_value() else float(lo)
+            if hi is not None:
+                piece["exclusiveMaximum"] = int(hi) if hi == hi.to_integral_value() else float(hi)
+            try:
+                pieces.append(meet(schema, piece, path))
+            except EmptySchemaError:
+                continue
+        return pieces
+    if kind == "string":
+        words = [v for v in values if isinstance(v, str)]
+        if not words:
+            return [schema]
+        return [{**schema, NOT_STRINGS: sorted({*schema.get(NOT_STRINGS, []), *words})}]
+    return [schema]
+
+
 def finite_values(schema: Any, ctx: SchemaContext, path: str) -> list[Any] | None:
     """The values ``schema`` admits when they are few and listed (``enum``/``const``, ``boolean``, ``null``),
     distinct under JSON equality; None otherwise."""
     schema = ctx.deref(schema, path)
-    if not isinstance(schema, dict) or any(k in schema for k in ("allOf", "anyOf", "oneOf", "not")):
+    if not isinstance(schema, dict) or any(k in schema for k in ("allOf", "anyOf", "oneOf", "not")) or \
+            pending(schema, path):
         return None
     if "const" in schema or "enum" in schema:
         values = enum_values(schema, path)
@@ -1319,7 +1398,7 @@ class ObjectKeys:
         try:
             return build()
         except EmptySchemaError:
-            forbidden = _forbids(self.props.get(name))
+            forbidden = forbids(self.props.get(name))
             if name not in self.met and not forbidden:
                 raise
             if name in self.required:
@@ -1362,15 +1441,6 @@ class ObjectKeys:
             if schema is not None:  # (None: the patterns' schemas share no value; such keys cannot appear)
                 out.append((kc.decoded, schema, where))
         return out
-
-
-def _forbids(schema: Any) -> bool:
-    """Whether a property schema is ``false`` as written (or an ``allOf`` holding it, as a meet writes one): JSON
-    Schema's way of saying the key may not appear.  Other schemas that admit no value stay errors (crossed bounds
-    are more likely a mistake than a ban)."""
-    if schema is False or isinstance(schema, dict) and schema.get("not") in (True, {}):
-        return True
-    return isinstance(schema, dict) and isinstance(schema.get("allOf"), list) and any(map(_forbids, schema["allOf"]))
 
 
 @lru_cache(maxsize=256)

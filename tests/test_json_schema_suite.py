@@ -78,7 +78,12 @@ def _reading(schema: Any, branch: bool = False) -> Any:
         return [_reading(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: (v if k in ("enum", "const", "required") else _reading(v)) for k, v in schema.items()}
+    # a condition's test declares no name, then/else declare theirs as allOf branches do (toolgram meets each
+    # with the object it tests): read them open
+    out = {k: (v if k in ("enum", "const", "required") else _reading(v, branch=k in ("if", "then", "else")))
+           for k, v in schema.items()}
+    if isinstance(schema.get("dependentSchemas"), dict):
+        out["dependentSchemas"] = {k: _reading(v, branch=True) for k, v in schema["dependentSchemas"].items()}
     branches = [b for b in schema.get("allOf", []) if isinstance(b, dict)] if isinstance(schema.get("allOf"), list) \
         else []
     if branches:

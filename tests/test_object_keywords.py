@@ -64,10 +64,12 @@ def policy(params: dict) -> dict:
     return out
 
 
-def _check_exact(fmt: str, params: dict) -> None:
+def _check_exact(fmt: str, params: dict, order: tuple[str, ...] | None = None) -> None:
+    """Every subset of :data:`KEYS` against ``jsonschema``, the keys in ``order`` (default: the declared ones
+    in ``properties`` order, then the others)."""
     cls = jsonschema.Draft7Validator if "dependencies" in params else jsonschema.Draft202012Validator
     validator = cls(policy(params))
-    declared = list(policy(params).get("properties", {}))
+    declared = list(order or policy(params).get("properties", {}))
     for args in _subsets():
         # the documented order: declared keys in properties order, then extra ones
         args = dict(sorted(args.items(), key=lambda kv: declared.index(kv[0]) if kv[0] in declared else 99))
@@ -139,9 +141,10 @@ RELAXED = {
     # must admit the keys it allowed
     "pattern_properties": ({"type": "object", "properties": {"a": INTS}, "patternProperties": {"^(?=x)": INTS},
                             "additionalProperties": False}, "patternProperties"),
-    # without additionalProperties a relaxed keyword that could admit keys leaves them admitted
-    "dependent_schemas": ({"type": "object", "properties": {"a": INTS}, "dependentSchemas": {
-        "a": {"properties": {"y": INTS}}}}, "dependentSchemas"),
+    # without additionalProperties a relaxed keyword that could admit keys leaves them admitted (an if whose
+    # test toolgram cannot negate: multipleOf)
+    "if_then": ({"type": "object", "properties": {"a": INTS}, "if": {"properties": {"a": {"multipleOf": 3}}},
+                 "then": {"properties": {"y": INTS}}}, "if"),
     # unevaluatedProperties under anyOf (which members are evaluated depends on the branch): relaxed
     "unevaluated": ({"type": "object", "properties": {"a": INTS}, "anyOf": [{"properties": {"b": INTS}}, {}],
                      "unevaluatedProperties": INTS}, "unevaluatedProperties"),
@@ -193,14 +196,14 @@ def test_dependent_required(fmt: str, name: str) -> None:
     _check_exact(fmt, {"type": "object", **DEPENDENT[name]})
 
 
-def test_dependent_required_unsupported_forms() -> None:
-    for params, keyword in [
-        ({"type": "object", "properties": {"a": INTS}, "dependencies": {"a": {"required": ["b"]}}}, "dependencies"),
+def test_dependent_schemas_malformed() -> None:
+    """dependentSchemas and dependencies must map names to schemas (or, for dependencies, to name arrays)."""
+    for params, where in [
+        ({"type": "object", "properties": {"a": INTS}, "dependentSchemas": ["a"]}, r"parameters\.dependentSchemas"),
+        ({"type": "object", "properties": {"a": INTS}, "dependencies": {"a": 5}}, r"parameters"),
     ]:
-        with pytest.raises(ToolgramError, match=rf"parameters\.{keyword}"):
+        with pytest.raises(ToolgramError, match=where):
             compile("hermes", [tool("f", params)], dialect="lark")
-        bundle = compile("hermes", [tool("f", params)], dialect="lark", permissive=True)
-        assert bundle.relaxed == [{"path": f"$[0].function.parameters.{keyword}", "feature": keyword}]
 
 
 #: anyOf/oneOf at the top of parameters: every format writes one arguments object per branch (the XML and
@@ -231,3 +234,52 @@ def test_top_level_not_refused_alike(fmt: str) -> None:
     params = {"type": "object", "properties": {"a": INTS}, "not": {"required": ["a"]}}
     with pytest.raises(ToolgramError, match=r"parameters\.not"):
         compile(fmt, [tool("f", params)], dialect="lark")
+
+
+#: if/then/else, dependentSchemas and the schema form of dependencies, written as anyOf branches (every key
+#: holds 1: the tests are on presence and on that value)
+CONDITIONAL = {
+    "if_then_else": {"properties": {"a": INTS, "b": INTS, "c": INTS},
+                     "if": {"properties": {"a": {"const": 1}}, "required": ["a"]},
+                     "then": {"required": ["b"]}, "else": {"required": ["c"]}},
+    "if_value_test": {"properties": {"a": INTS, "b": INTS, "c": INTS},
+                      "if": {"properties": {"a": {"minimum": 2}}}, "then": {"required": ["b"]},
+                      "else": {"maxProperties": 2}},
+    "if_not_required": {"properties": {"a": INTS, "b": INTS, "c": INTS},
+                        "if": {"not": {"required": ["a"]}}, "then": {"required": ["c"]}},
+    "all_of_ifs": {"properties": {"a": INTS, "b": INTS, "c": INTS},
+                   "allOf": [{"if": {"required": ["a"]}, "then": {"required": ["b"]}},
+                             {"if": {"required": ["b"]}, "then": {"required": ["c"]}}]},
+    "dependent_schemas": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "additionalProperties": True,
+                          "dependentSchemas": {"a": {"required": ["b"]}, "x": {"required": ["y"],
+                                                                             "maxProperties": 3}}},
+    "dependencies_schema_form": {"properties": {"a": INTS, "b": INTS, "c": INTS},
+                                 "dependencies": {"a": {"required": ["c"]}, "b": ["a"]}},
+    "open_object": {"if": {"required": ["x"]}, "then": {"required": ["y"]}, "else": {"minProperties": 2}},
+    "if_on_extra_names": {"properties": {"a": INTS}, "additionalProperties": INTS,
+                          "if": {"required": ["x"], "properties": {"x": {"maximum": 0}}},
+                          "then": False, "else": {"required": ["a"]}},
+}
+
+
+#: a branch makes the names its conditions require members (SPEC: after the declared ones, before any extra
+#: key), the names a test requires first: where such a name is not declared, the keys come in this order
+ORDER = {"dependent_schemas": ("a", "b", "c", "x", "y"), "open_object": ("x", "y"),
+         "if_on_extra_names": ("a", "x")}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", list(CONDITIONAL))
+def test_conditionals(fmt: str, name: str) -> None:
+    _check_exact(fmt, {"type": "object", **CONDITIONAL[name]}, ORDER.get(name))
+
+
+def test_conditional_refusals() -> None:
+    """A test toolgram cannot negate (a pattern) is refused with the path of its keyword; permissive, it is
+    dropped (a superset: every extra key admitted) and listed."""
+    params = {"type": "object", "properties": {"a": {"type": "string"}, "b": INTS},
+              "if": {"properties": {"a": {"pattern": "^x"}}}, "then": {"required": ["b"]}}
+    with pytest.raises(ToolgramError, match=r"parameters\.if"):
+        compile("hermes", [tool("f", params)], dialect="lark")
+    bundle = compile("hermes", [tool("f", params)], dialect="lark", permissive=True)
+    assert bundle.relaxed == [{"path": "$[0].function.parameters.if", "feature": "if"}]

@@ -215,7 +215,7 @@ class LarkPrinter:
         return [n for n in self.g.rules if n in seen]
 
     def render(self) -> str:
-        lines = []
+        lines = [EARLEY_MARK] if self.g.earley else []
         for name in self.reachable():
             body = self.g.rules[name]
             if self._hoisted.get(name):
@@ -337,6 +337,10 @@ def _nonempty(e: Expr, g: Grammar) -> Expr:
     raise ValueError(f"cannot make {e!r} non-empty for a Lark terminal")
 
 
+#: the first line of a grammar that Lark must parse with Earley (:attr:`Grammar.earley`)
+EARLEY_MARK = "// earley: object alternatives whose keys overlap"
+
+
 def to_lark(grammar: Grammar) -> str:
     return LarkPrinter(grammar).render()
 
@@ -377,6 +381,8 @@ def lark_parser_kind(text: str) -> str:
     from lark import logger
     from lark.exceptions import GrammarError
 
+    if text.startswith(EARLEY_MARK):
+        return "earley"
     records: list[logging.LogRecord] = []
 
     class _Collect(logging.Handler):

@@ -1,0 +1,319 @@
+"""``if``/``then``/``else`` and ``dependentSchemas`` written as ``anyOf`` branches.
+
+JSON Schema's conditional: a value that ``if`` admits must satisfy ``then``, any other value ``else``.  A grammar
+has no negation, but a schema's ``if`` is nearly always a test a few keywords make (``properties: {kind: {const:
+"a"}}``, ``required``, a ``type``, a bound), and the values such a test rejects are a union of positive schemas
+(:func:`negation`): ``kind`` present and not ``"a"``; ``required`` name absent (``properties: {name: false}``); a
+number below the bound.  So ``{if: I, then: T, else: E}`` beside the keywords ``S`` is the union of ``S ∧ T ∧ I``
+and ``S ∧ E ∧ n`` for each ``n`` of ``negation(I)``.  ``dependentSchemas`` ``{p: D}`` (and the schema form of
+``dependencies``) is ``if {required: [p]} then D``.
+
+Each condition splits the branches built so far; branches that admit no value (a required name whose schema no
+value meets) are dropped as they appear, so tests on one discriminator grow linearly, and a schema whose
+conditions would need more than :data:`MAX_BRANCHES` branches is refused with the path.
+
+Object policy: ``then``/``else`` declare names as ``allOf`` branches do (toolgram's reading of an absent
+``additionalProperties``: docs/schema.md); the test ``if`` (and its negation) declares none: where the object
+is closed its names outside the declared ones cannot appear, where it is open they stay open.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any
+
+from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
+from .formats import format_pattern
+from .keywords import KEYWORDS
+from .schema import ANNOTATIONS, CONDITIONS, SchemaContext, conditions_of, flatten, forbids, meet
+
+#: the most branches a schema's conditions may spread into (an object body each)
+MAX_BRANCHES = 64
+
+#: keywords that test one JSON type (any other type passes them), and that type
+_TYPED = {
+    **dict.fromkeys(("properties", "required", "minProperties", "maxProperties", "additionalProperties",
+                     "patternProperties", "propertyNames", "dependentRequired", "dependencies",
+                     "unevaluatedProperties"), "object"),
+    **dict.fromkeys(("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains",
+                     "maxContains", "additionalItems", "unevaluatedItems"), "array"),
+    **dict.fromkeys(("minLength", "maxLength", "pattern", "format"), "string"),
+    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number"),
+}
+#: the JSON types a value may have (``integer`` is a ``number``)
+_KINDS = ("string", "number", "boolean", "null", "object", "array")
+#: a bound and the bound that admits exactly the values it rejects
+_OPPOSITE = {"minimum": "exclusiveMaximum", "maximum": "exclusiveMinimum", "exclusiveMinimum": "maximum",
+             "exclusiveMaximum": "minimum"}
+_COUNTS = {"minLength": "maxLength", "minItems": "maxItems", "minProperties": "maxProperties"}
+
+
+def pending(schema: Any, path: str) -> bool:
+    """Whether ``schema`` (at ``path``) holds a condition to write out (:func:`expand`)."""
+    return isinstance(schema, dict) and bool(conditions_of(schema, path)[0])
+
+
+def _types(schema: dict[str, Any]) -> list[str] | None:
+    """The kinds ``schema``'s ``type`` admits (:data:`_KINDS`; ``integer`` alone as ``integer``), or None."""
+    t = schema.get("type")
+    if t is None:
+        return None
+    names = t if isinstance(t, list) else [t]
+    if not all(isinstance(n, str) for n in names):
+        raise SchemaError("type must be a string or an array of strings", "type")
+    return [k for k in (*_KINDS, "integer") if k in names and not (k == "integer" and "number" in names)]
+
+
+def _split(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """``schema``'s keywords that apply to any value, and those that test one type, by type."""
+    common: dict[str, Any] = {}
+    typed: dict[str, dict[str, Any]] = {}
+    for k, v in schema.items():
+        kind = _TYPED.get(k)
+        if kind is None:
+            common[k] = v
+        else:
+            typed.setdefault(kind, {})[k] = v
+    return common, typed
+
+
+def _guard(kind: str, types: list[str] | None) -> str | None:
+    """The type a keyword testing ``kind`` applies to under ``types`` (None: ``types`` excludes it)."""
+    if types is None:
+        return kind
+    if kind == "number":
+        return "number" if "number" in types else "integer" if "integer" in types else None
+    return kind if kind in types else None
+
+
+def positive(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]]:
+    """Schemas whose union admits what ``test`` admits, each of one type where ``test``'s keywords test types (so
+    that met with a typed schema, the branches of the other types drop out)."""
+    if test is True or test == {}:
+        return [{}]
+    if test is False:
+        return []
+    if not isinstance(test, dict):
+        raise SchemaError("a schema must be an object or a boolean", path)
+    try:
+        test = flatten(test, ctx, path)
+    except EmptySchemaError:
+        return []
+    if "not" in test:  # not N: the values N rejects (when toolgram can write them)
+        negs = negation(test["not"], ctx, f"{path}.not")
+        if negs is not None:
+            rest = {k: v for k, v in test.items() if k != "not"}
+            out = []
+            for p in positive(rest, ctx, path):
+                for n in negs:
+                    try:
+                        out.append(meet(p, n, path))
+                    except EmptySchemaError:
+                        continue
+            return out
+    common, typed = _split(test)
+    if not typed:
+        return [test]
+    types = _types(test)
+    out = []
+    rest = [k for k in (types or _KINDS) if k not in typed and not (k == "integer" and "number" in typed)]
+    if rest:
+        out.append({**common, "type": rest if len(rest) > 1 else rest[0]})
+    for kind, keywords in typed.items():
+        guard = _guard(kind, types)
+        if guard is not None:
+            out.append({**common, **keywords, "type": guard})
+    return out
+
+
+def negation(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]] | None:
+    """Schemas whose union admits exactly the values ``test`` rejects, or None where toolgram cannot write them
+    (a ``pattern``, ``items``, ``additionalProperties`` ...).  ``oneOf`` in a test is read as ``anyOf``, as
+    everywhere in toolgram."""
+    if test is True or test == {}:
+        return []
+    if test is False:
+        return [{}]
+    if not isinstance(test, dict):
+        raise SchemaError("a schema must be an object or a boolean", path)
+    try:
+        test = flatten(test, ctx, path)
+    except EmptySchemaError:
+        return [{}]
+    types = _types(test)
+    out: list[dict[str, Any]] = []
+    if types is not None:
+        if "integer" in types:
+            return None  # a number that is not an integer: no grammar here
+        other = [k for k in _KINDS if k not in types]
+        if other:
+            out.append({"type": other if len(other) > 1 else other[0]})
+    for k, v in test.items():
+        if k == "type" or k in ANNOTATIONS and k != "format" or k not in KEYWORDS and k != CONDITIONS:
+            continue
+        kind = _TYPED.get(k)
+        guard = _guard(kind, types) if kind else None
+        if kind and guard is None:
+            continue  # the test's type already rejects every value this keyword could
+        parts = _negate_keyword(k, v, test, ctx, f"{path}.{k}")
+        if parts is None:
+            return None
+        out += [{**p, "type": guard} if guard else p for p in parts]
+    return out
+
+
+def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  # noqa: C901 - one case per keyword
+                    path: str) -> list[dict[str, Any]] | None:
+    """The values of its type that keyword ``k`` (value ``v``) rejects, as a union; None where not writable."""
+    if k == "const":
+        return [{"not": {"const": v}}]
+    if k == "enum":
+        return [{"not": {"enum": v}}] if isinstance(v, list) else None
+    if k == "not":
+        return [v] if isinstance(v, dict) else [{}] if v is True else []
+    if k in ("anyOf", "oneOf"):
+        if not isinstance(v, list) or not v:
+            return None
+        each = [negation(b, ctx, f"{path}[{i}]") for i, b in enumerate(v)]
+        if any(n is None for n in each):
+            return None
+        out = []
+        for combo in product(*each):  # type: ignore[arg-type]
+            if len(out) > MAX_BRANCHES:
+                return None
+            met: dict[str, Any] = {}
+            try:
+                for part in combo:
+                    met = meet(met, part, path)
+            except EmptySchemaError:
+                continue
+            except UnsupportedSchemaError:
+                return None
+            out.append(met)
+        return out
+    if k == "required":
+        if not isinstance(v, list):
+            return None
+        return [{"properties": {name: False}} for name in v]
+    if k == "properties":
+        if not isinstance(v, dict):
+            return None
+        out = []
+        for name, sub in v.items():
+            neg = negation(sub, ctx, f"{path}.{name}")
+            if neg is None:
+                return None
+            out += [{"required": [name], "properties": {name: n}} for n in neg]
+        return out
+    if k in _OPPOSITE:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return None  # draft 4's boolean exclusives
+        if k in ("minimum", "maximum") and test.get(f"exclusive{k[0].upper()}{k[1:]}") is True:
+            return None
+        return [{_OPPOSITE[k]: v}]
+    if k in _COUNTS or k in _COUNTS.values():
+        if not isinstance(v, int) or isinstance(v, bool):
+            return None
+        if k in _COUNTS:
+            return [{_COUNTS[k]: v - 1}] if v > 0 else []
+        low = next(lo for lo, hi in _COUNTS.items() if hi == k)
+        return [{low: v + 1}]
+    if k == "format" and format_pattern(v) is None:
+        return []  # an annotation: it rejects nothing
+    return None
+
+
+def _closed(pre: dict[str, Any], *, admit: bool) -> dict[str, Any]:
+    """``pre`` with toolgram's object policy made explicit, before a test's names are met with it (they must
+    not count as declared): ``additionalProperties: false`` (its undeclared required names declared) where the
+    policy closes the object, ``true`` where it leaves it open.  ``admit``: a condition was relaxed, which may
+    admit any key (``--permissive`` never narrows)."""
+    if "additionalProperties" in pre or "patternProperties" in pre:
+        return pre
+    if admit:
+        return {**pre, "additionalProperties": True}
+    props = pre.get("properties")
+    if not isinstance(props, dict):
+        return {**pre, "additionalProperties": True}
+    req = pre.get("required") if isinstance(pre.get("required"), list) else []
+    return {**pre, "properties": {**props, **{n: {} for n in req if isinstance(n, str) and n not in props}},
+            "additionalProperties": False}
+
+
+def _settle(branch: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, Any] | None:
+    """``branch`` with each declared name whose schema admits no value made ``false`` (it cannot appear), or None
+    when such a name is required (no object takes the branch)."""
+    props = branch.get("properties")
+    if not isinstance(props, dict):
+        return branch
+    required = set(branch.get("required") or [])
+    if branch.get("additionalProperties") is False and "patternProperties" not in branch and required - set(props):
+        return None  # a required name no key may be
+    out = dict(props)
+    for name, sub in props.items():
+        empty = forbids(sub)
+        if not empty and isinstance(sub, dict) and ("allOf" in sub or "not" in sub):
+            try:
+                flatten(sub, ctx, path)
+            except EmptySchemaError:
+                empty = True
+            except (SchemaError, UnsupportedSchemaError):
+                pass  # reported where the member is built
+        if empty:
+            if name in required:
+                return None
+            out[name] = False
+    return {**branch, "properties": out}
+
+
+def expand(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, Any]:
+    """``schema`` with its conditions written as ``anyOf`` branches (the module docstring); a condition toolgram
+    cannot negate is refused with its path (``--permissive``: dropped, a superset)."""
+    conditions, rest = conditions_of(schema, path)
+    states: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [(rest, [])]
+    admit = False
+    for cond in conditions:
+        where = f"{path}.{cond['keyword']}"
+        neg = negation(cond["if"], ctx, where)
+        if neg is None:
+            ctx.unsupported(cond["keyword"], path)
+            admit = True
+            continue
+        choices = [(p, cond["then"]) for p in positive(cond["if"], ctx, where)] + [(n, cond["else"]) for n in neg]
+        grown: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+        for pre, tests in states:
+            for test, body in choices:
+                if body is False:
+                    continue
+                try:
+                    after = pre if body is True or body == {} else flatten({"allOf": [pre, body]}, ctx, where)
+                    if _build(after, [*tests, test], ctx, where, admit) is not None:
+                        grown.append((after, [*tests, test]))
+                except EmptySchemaError:
+                    continue
+        if len(grown) > MAX_BRANCHES:
+            if not ctx.permissive:
+                raise UnsupportedSchemaError(f"the conditions spread into more than {MAX_BRANCHES} branches "
+                                             "(pass permissive=True / --permissive to drop the rest)", where)
+            ctx.unsupported(cond["keyword"], path)  # dropped: a superset
+            admit = True
+            continue
+        states = grown
+    branches = [b for b in (_build(pre, tests, ctx, path, admit) for pre, tests in states) if b is not None]
+    if not branches:
+        raise EmptySchemaError("no value meets the schema's conditions (if/then/else, dependentSchemas)", path)
+    return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
+
+def _build(pre: dict[str, Any], tests: list[dict[str, Any]], ctx: SchemaContext, path: str,
+           admit: bool) -> dict[str, Any] | None:
+    """One branch: ``pre`` (the keywords and the ``then``/``else`` taken) met with its ``tests``, or None when
+    no value takes it."""
+    objectish = pre.get("type") in ("object", ["object"]) or "properties" in pre
+    out = _closed(pre, admit=admit) if any("properties" in t for t in tests) or admit and objectish else pre
+    for test in tests:
+        out = meet(out, test, path)
+    tested = [n for t in tests for n in t.get("required", [])]
+    if tested:  # undeclared names a test requires are members before those then/else require (a trigger first)
+        out["required"] = list(dict.fromkeys([*tested, *out["required"]]))
+    return _settle(out, ctx, path)
