@@ -301,7 +301,7 @@ def expand(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, A
         states = grown
     branches = [b for b in (_build(pre, tests, ctx, path, admit) for pre, tests in states) if b is not None]
     if not branches:
-        raise EmptySchemaError("no value meets the schema's conditions (if/then/else, dependentSchemas)", path)
+        raise EmptySchemaError("no value meets the schema's conditions (if/then/else, dependentSchemas, not)", path)
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
 

@@ -54,7 +54,8 @@ NOTES: dict[str, str] = {
              "matches is accepted; exact when the branches admit no common value",
     "$ref": "local (`#/...`); with sibling keywords it means allOf [target, siblings]",
     "not": "over `type`, `const` and `enum` (a string that is none of some values: not in Gemma 4 nor in raw XML "
-           "text, nor beside a length or pattern); any other `not`: unsupported",
+           "text, nor beside a length or pattern), and over a test `if` could hold (written as the values it "
+           "rejects); any other `not`: unsupported",
     "format": "date-time, date, time, duration, email, hostname, ipv4, ipv6, uuid, uri (RFC grammars); "
               "other formats are annotations; beside a `pattern`: the strings both admit (their automata's "
               "product; refused past 200 states)",

@@ -35,6 +35,7 @@ from .multiples import exact_decimal, integer_step, multiples
 from .regex import decoded_char, json_char, pattern_to_ir, patterns_to_ir, python_char, raw_char, spell
 from .schema import (
     ANNOTATIONS,
+    CONDITIONS,
     TYPES,
     SchemaContext,
     forbids,
@@ -1117,8 +1118,10 @@ def without_not(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[s
     neg = schema["not"]
     keys = set(neg) - ANNOTATIONS if isinstance(neg, dict) else None
     if not keys or not keys <= {"type", "const", "enum"}:
-        ctx.unsupported("not", path)
-        return rest
+        # any other test: the values it rejects, as a condition (if N then false) that :mod:`.conditional`
+        # writes out, or refuses with the path of not
+        cond = {"if": neg, "then": False, "else": True, "keyword": "not"}
+        return {**rest, CONDITIONS: [*rest.get(CONDITIONS, []), cond]}
     if "const" in rest or "enum" in rest:
         return {**rest, "enum": enum_values(schema, path)}  # the values 'not' excludes dropped
     if keys == {"type"}:

@@ -231,7 +231,8 @@ def test_top_level_branches(fmt: str, name: str) -> None:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_top_level_not_refused_alike(fmt: str) -> None:
     """A ``not`` toolgram cannot write is refused with its path in every format (the member formats ignored it)."""
-    params = {"type": "object", "properties": {"a": INTS}, "not": {"required": ["a"]}}
+    params = {"type": "object", "properties": {"a": {"type": "string"}},
+              "not": {"properties": {"a": {"pattern": "^x"}}}}
     with pytest.raises(ToolgramError, match=r"parameters\.not"):
         compile(fmt, [tool("f", params)], dialect="lark")
 
@@ -255,6 +256,10 @@ CONDITIONAL = {
                                                                              "maxProperties": 3}}},
     "dependencies_schema_form": {"properties": {"a": INTS, "b": INTS, "c": INTS},
                                  "dependencies": {"a": {"required": ["c"]}, "b": ["a"]}},
+    # not over a test toolgram can negate: the values it rejects (neither a and b together, nor a or c)
+    "not_required_pair": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "not": {"required": ["a", "b"]}},
+    "not_any_of": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "additionalProperties": True,
+                   "not": {"anyOf": [{"required": ["a"]}, {"required": ["c"]}]}},
     "open_object": {"if": {"required": ["x"]}, "then": {"required": ["y"]}, "else": {"minProperties": 2}},
     "if_on_extra_names": {"properties": {"a": INTS}, "additionalProperties": INTS,
                           "if": {"required": ["x"], "properties": {"x": {"maximum": 0}}},
