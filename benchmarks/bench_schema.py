@@ -59,6 +59,21 @@ REALISTIC: dict[str, dict[str, Any]] = {
         "required": ["name"], "additionalProperties": True, "minProperties": 1},
     "config_with_extras": {"type": "object", "properties": {"mode": {"const": "fast"}, "level": _INT},
                            "required": ["mode", "token"], "additionalProperties": {"type": ["integer", "boolean"]}},
+    # JsonSchemaStore-style conditions: a discriminator's if/then/else in allOf, and a dependent schema
+    "config_conditions": {"type": "object", "properties": {
+        "kind": {"enum": ["http", "file", "queue"]}, "url": {"type": "string", "format": "uri"}, "path": _STR,
+        "queue": _STR, "retries": {"type": "integer", "minimum": 0, "maximum": 10}, "backoff": {"type": "number"}},
+        "required": ["kind"], "allOf": [
+            {"if": {"properties": {"kind": {"const": "http"}}}, "then": {"required": ["url"]}},
+            {"if": {"properties": {"kind": {"const": "file"}}}, "then": {"required": ["path"]}},
+            {"if": {"properties": {"kind": {"const": "queue"}}}, "then": {"required": ["queue"]}}],
+        "dependentSchemas": {"retries": {"required": ["backoff"]}}},
+    # pydantic's Optional[Literal[...]] and Optional[constr(max_length=...)]
+    "pydantic_optionals": {"type": "object", "properties": {
+        "mode": {"anyOf": [{"enum": ["read", "write"]}, {"type": "null"}], "default": None},
+        "note": {"anyOf": [{"type": "string", "maxLength": 80}, {"type": "null"}], "default": None},
+        "limit": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}], "default": None}},
+        "required": []},
 }
 
 

@@ -33,7 +33,7 @@ KEYWORDS: dict[str, str] = {
     "unevaluatedProperties": "enforced",
     # -- arrays
     "items": "enforced", "prefixItems": "enforced", "minItems": "enforced", "maxItems": "enforced",
-    "additionalItems": "unsupported", "uniqueItems": "enforced", "contains": "unsupported",
+    "additionalItems": "unsupported", "uniqueItems": "enforced", "contains": "enforced",
     "minContains": "unsupported", "maxContains": "unsupported", "unevaluatedItems": "enforced",
     # -- strings and numbers
     "minLength": "enforced", "maxLength": "enforced", "pattern": "enforced",
@@ -68,6 +68,11 @@ NOTES: dict[str, str] = {
                              "`dependentSchemas`: unsupported",
     "unevaluatedItems": "as `items` past the met `prefixItems` where every in-place part evaluates unconditionally; "
                         "under `anyOf`/`oneOf`/`if`/`contains`/draft 7 tuples: unsupported",
+    "contains": "at least one item matches (`minContains` 1, no `maxContains`), beside `items` and `minItems` 0 or "
+                "1; with `prefixItems`, `uniqueItems: true`, `maxItems`, a larger `minItems` or other "
+                "`minContains`/`maxContains`: unsupported",
+    "minContains": "1 (the default) or without `contains` it constrains nothing and is accepted; otherwise "
+                   "unsupported",
     "uniqueItems": "`true` over items of listed values (`enum`, `const`, `boolean`, `null`): each at most once, in "
                    "any order; over other items: unsupported; `false` is no constraint",
     "if": "written as `anyOf` branches: `then` met with the test, `else` with each part of the test's negation; "

@@ -214,14 +214,15 @@ class SchemaContext:
 
 def vacuous(key: str, schema: dict[str, Any]) -> bool:
     """Whether ``schema[key]`` (an unsupported keyword) constrains nothing where it stands, so it is not refused:
-    ``uniqueItems: false``; ``minContains``/``maxContains`` without ``contains``; ``then``/``else`` without ``if``,
+    ``uniqueItems: false``; ``minContains``/``maxContains`` without ``contains``, and ``minContains: 1`` (the
+    default); ``then``/``else`` without ``if``,
     and ``if`` without either; ``additionalItems`` beside a schema (not an array) ``items`` or none; a
     ``dependentSchemas`` whose schemas all admit anything (JSON Schema ignores each of these)."""
     v = schema[key]
     if key == "uniqueItems":
         return v is False
     if key in ("minContains", "maxContains"):
-        return "contains" not in schema
+        return "contains" not in schema or key == "minContains" and v == 1 and not isinstance(v, bool)
     if key in ("then", "else"):
         return "if" not in schema
     if key == "if":
@@ -380,6 +381,8 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | N
             out[k] = [meet(x, {k: v}, path, ctx) if isinstance(x, dict) else {k: v} if x is True else x for x in mine]
         elif k in ("enum", "const"):
             pass  # met below, with each other
+        elif k == "not" and values_of(mine) is not None and values_of(v) is not None:
+            out[k] = {"enum": [*values_of(mine), *values_of(v)]}  # (not a and not b: none of the values)
         elif k in ("items", "additionalProperties", "not") and isinstance(mine, dict) and isinstance(v, dict):
             out[k] = {"allOf": [mine, v]} if k != "not" else {"anyOf": [mine, v]}
         elif k in ("items", "additionalProperties") and (mine is False or v is False):
@@ -429,6 +432,17 @@ def met_branch(outer: dict[str, Any], branch: Any, path: str, ctx: SchemaContext
     if ctx is not None:
         branch = ctx.settled(branch, path)
     return meet(outer, branch, path)
+
+
+def values_of(schema: Any) -> list[Any] | None:
+    """The values a schema of ``const``/``enum`` alone lists (annotations aside), else None."""
+    if not isinstance(schema, dict) or set(schema) - ANNOTATIONS - {"const", "enum"}:
+        return None
+    if "const" in schema and "enum" not in schema:
+        return [schema["const"]]
+    if "enum" in schema and "const" not in schema and isinstance(schema["enum"], list):
+        return list(schema["enum"])
+    return None
 
 
 def _check_bounds(schema: dict[str, Any], path: str) -> None:

@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
-from .conditional import expand, pending
+from .conditional import expand, negation, pending
 from .dfa import DfaLimit
 from .formats import format_pattern
 from .ir import ANY, EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
@@ -44,6 +44,7 @@ from .schema import (
     met_branch,
     type_hint,
     vacuous,
+    values_of,
 )
 
 Syntax = Literal["json", "python", "gemma"]
@@ -646,6 +647,10 @@ class ValueBuilder:
         if hi is not None and hi < lo:
             raise SchemaError("maxItems is smaller than minItems", f"{path}.maxItems")
         comma = self.punct(",")
+        if "contains" in schema and not vacuous("contains", schema):
+            found = self.containing(schema, items, prefix, lo, hi, path, hint)
+            if found is not None:
+                return found
         if schema.get("uniqueItems") is True:
             unique = self.unique_items(schema, items, prefix, lo, hi, path, hint)
             if unique is not None:
@@ -690,6 +695,46 @@ class ValueBuilder:
                 more_hi = None if hi is None else hi - 1
                 nonempty = seq(first, Rep(seq(comma, tail_item), more_lo, more_hi))
                 body = nonempty if lo > 0 else opt(nonempty)
+        return seq(self.open_("["), body, self.close_("]"))
+
+    def containing(self, schema: dict[str, Any], items: Any, prefix: list[Any], lo: int, hi: int | None,
+                   path: str, hint: str) -> Expr | None:
+        """``contains`` (at least one item matches it; ``minContains`` 1): the items before the first match, which
+        the ``contains`` schema rejects (:func:`.conditional.negation`; where it cannot be written, any items,
+        parsed with Earley), the first match, then any items.  With ``prefixItems``, ``uniqueItems: true``,
+        ``maxItems``, ``minItems`` above 1, or other ``minContains``/``maxContains``: unsupported, None
+        (``--permissive``: the array without it, a superset)."""
+        other = {"minContains": schema.get("minContains", 1), "maxContains": schema.get("maxContains")}
+        if other == {"minContains": 0, "maxContains": None}:
+            return None  # no match needed: the plain array
+        if prefix or schema.get("uniqueItems") is True or hi is not None or lo > 1 or other != {
+                "minContains": 1, "maxContains": None}:
+            for key in ("contains", "minContains", "maxContains"):
+                if key in schema:
+                    self.ctx.unsupported(key, path)
+            return None
+        item = items if isinstance(items, dict) else {} if items is True else None
+        if item is None:
+            raise EmptySchemaError("no item may appear (items false), so none contains a match", f"{path}.contains")
+        wanted = schema["contains"]
+        if wanted is False:
+            raise EmptySchemaError("contains false: no item matches it", f"{path}.contains")
+        match = self.value(item if wanted is True or wanted == {} else {"allOf": [item, wanted]}, f"{path}.contains",
+                           f"{hint}-match")
+        comma = self.punct(",")
+        negs = negation(wanted, self.ctx, f"{path}.contains")
+        before: Expr | None = None  # (none: every item matches)
+        if negs is None:
+            self.g.earley = True  # any items first: the first match is not where the parse can tell
+            before = self.value(item, f"{path}.items", f"{hint}-item")
+        elif negs:
+            try:
+                before = self.value({"allOf": [item, {"anyOf": negs}]}, f"{path}.contains", f"{hint}-miss")
+            except EmptySchemaError:
+                pass
+        rest = self.value(item, f"{path}.items", f"{hint}-item")
+        body = seq(Rep(seq(before, comma), 0, None) if before is not None else EMPTY, match,
+                   Rep(seq(comma, rest), 0, None))
         return seq(self.open_("["), body, self.close_("]"))
 
     def unique_items(self, schema: dict[str, Any], items: Any, prefix: list[Any], lo: int, hi: int | None,
@@ -1117,6 +1162,10 @@ def without_not(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[s
     rest = {k: v for k, v in schema.items() if k != "not"}
     neg = schema["not"]
     keys = set(neg) - ANNOTATIONS if isinstance(neg, dict) else None
+    if keys == {"anyOf"} and isinstance(neg["anyOf"], list) and neg["anyOf"] and all(
+            values_of(b) is not None for b in neg["anyOf"]):  # not (a or b): none of their values
+        return without_not({**rest, "not": {"enum": [v for b in neg["anyOf"] for v in values_of(b) or []]}}, ctx,
+                           path)
     if not keys or not keys <= {"type", "const", "enum"}:
         # any other test: the values it rejects, as a condition (if N then false) that :mod:`.conditional`
         # writes out, or refuses with the path of not
@@ -1576,7 +1625,8 @@ def infer_type(schema: dict[str, Any]) -> str | None:
     if any(k in schema for k in ("properties", "additionalProperties", "required", "minProperties", "maxProperties",
                                  "dependentRequired", "dependencies", "patternProperties", "propertyNames")):
         return "object"
-    if any(k in schema for k in ("items", "prefixItems", "minItems", "maxItems")) or schema.get("uniqueItems") is True:
+    if any(k in schema for k in ("items", "prefixItems", "minItems", "maxItems")) or schema.get("uniqueItems") is True \
+            or "contains" in schema and not vacuous("contains", schema):
         return "array"
     if "minLength" in schema or "maxLength" in schema or "pattern" in schema:
         return "string"

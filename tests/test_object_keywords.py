@@ -256,6 +256,11 @@ CONDITIONAL = {
                                                                              "maxProperties": 3}}},
     "dependencies_schema_form": {"properties": {"a": INTS, "b": INTS, "c": INTS},
                                  "dependencies": {"a": {"required": ["c"]}, "b": ["a"]}},
+    # a discriminator's conditions in allOf (the else parts meet: not 1 and not 2 is none of them)
+    "discriminator_chain": {"properties": {"a": {"enum": [1, 2, 3]}, "b": INTS, "c": INTS}, "allOf": [
+        {"if": {"properties": {"a": {"const": 1}}}, "then": {"required": ["b"]}},
+        {"if": {"properties": {"a": {"const": 2}}}, "then": {"required": ["c"]}},
+        {"if": {"properties": {"a": {"const": 3}}, "required": ["a"]}, "then": {"maxProperties": 1}}]},
     # not over a test toolgram can negate: the values it rejects (neither a and b together, nor a or c)
     "not_required_pair": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "not": {"required": ["a", "b"]}},
     "not_any_of": {"properties": {"a": INTS, "b": INTS, "c": INTS}, "additionalProperties": True,

@@ -64,6 +64,11 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
     "not_number": ({"type": "number", "not": {"enum": [1, 2.5]}}, [1.5, 0, 3, -1], [1, 2.5, 1.0]),
     "if_string": ({"type": "string", "if": {"maxLength": 2}, "then": {"enum": ["ab", "x"]}, "else": {"minLength": 4}},
                   ["ab", "x", "abcd"], ["zz", "abc", ""]),
+    # contains: the items before the first match are those it rejects; where that cannot be written, any items
+    "contains": ({"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}},
+                 [[7], [1, 7], [7, 1, 9], [1, 2, 5]], [[], [1, 2], ["a", 7]]),
+    "contains_pattern": ({"type": "array", "contains": {"type": "string", "pattern": "^a"}, "minItems": 1},
+                         [["ab"], [1, "ab"], ["b", "a", 2]], [[], ["b"], [1, 2]]),
     "all_prefix": ({"allOf": [{"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
                               {"prefixItems": [{"minimum": 3}], "items": {"type": "string"}, "maxItems": 3}]},
                    [[3], [5, "a"], [5, "a", "b"], []], [[2], [3, 4], [5, "a", 1], [5, "a", "b", "c"]]),
