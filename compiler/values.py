@@ -619,7 +619,7 @@ class ValueBuilder:
             for trigger, needs in spec.items():
                 where = f"{path}.{key}.{trigger}"
                 if key == "dependencies" and isinstance(needs, (dict, bool)):
-                    continue  # the schema form: unsupported (SchemaContext.check_keywords)
+                    continue  # the schema form: a condition (schema.conditions_of, conditional.expand)
                 if not isinstance(needs, list) or not all(isinstance(x, str) for x in needs):
                     raise SchemaError(f"{key} values must be arrays of property names", where)
                 if trigger not in index:
