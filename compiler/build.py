@@ -151,7 +151,7 @@ class GrammarBuilder:
         one member rule per class of keys (:meth:`.values.ObjectKeys.classes`, names the syntax writes:
         ``allowed``)."""
         keys = object_keys(schema, ctx, path)
-        ValueBuilder(self.g, "json", ctx, f"t{index}").note_alternatives(keys, path)
+        self.g.earley |= keys.overlaps_alternatives
         members, names = [], []
         for k, sub in keys.props.items():
             made = keys.member(k, lambda k=k, sub=sub: member(k, sub, f"{path}.properties.{k}", ctx))
@@ -427,7 +427,7 @@ class GrammarBuilder:
 
         def object_of(schema: Any, path: str, ctx: SchemaContext, depth: int) -> Expr:
             keys = object_keys(schema, ctx, path) if isinstance(schema, dict) else ObjectKeys({}, set(), True, path)
-            ValueBuilder(self.g, "json", ctx, f"t{index}").note_alternatives(keys, path)
+            self.g.earley |= keys.overlaps_alternatives
             members, names = [], []
             for k, sub in keys.props.items():
                 check_key(k, f"{path}.properties")

@@ -48,9 +48,13 @@ _OPPOSITE = {"minimum": "exclusiveMaximum", "maximum": "exclusiveMinimum", "excl
 _COUNTS = {"minLength": "maxLength", "minItems": "maxItems", "minProperties": "maxProperties"}
 
 
+#: the keywords :func:`.schema.conditions_of` reads conditions from (checked first: value building asks every schema)
+_STATING = (CONDITIONS, "if", "dependentSchemas", "dependencies")
+
+
 def pending(schema: Any, path: str) -> bool:
     """Whether ``schema`` (at ``path``) holds a condition to write out (:func:`expand`)."""
-    return isinstance(schema, dict) and bool(conditions_of(schema, path)[0])
+    return isinstance(schema, dict) and any(k in schema for k in _STATING) and bool(conditions_of(schema, path)[0])
 
 
 def _types(schema: dict[str, Any]) -> list[str] | None:
@@ -86,19 +90,26 @@ def _guard(kind: str, types: list[str] | None) -> str | None:
     return kind if kind in types else None
 
 
-def positive(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]]:
-    """Schemas whose union admits what ``test`` admits, each of one type where ``test``'s keywords test types (so
-    that met with a typed schema, the branches of the other types drop out)."""
+def _read(test: Any, ctx: SchemaContext, path: str) -> dict[str, Any] | bool:
+    """A condition's test with its ``allOf``/``$ref`` met, or ``True`` (it admits every value) / ``False`` (none)."""
     if test is True or test == {}:
-        return [{}]
+        return True
     if test is False:
-        return []
+        return False
     if not isinstance(test, dict):
         raise SchemaError("a schema must be an object or a boolean", path)
     try:
-        test = flatten(test, ctx, path)
+        return flatten(test, ctx, path)
     except EmptySchemaError:
-        return []
+        return False
+
+
+def positive(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]]:
+    """Schemas whose union admits what ``test`` admits, each of one type where ``test``'s keywords test types (so
+    that met with a typed schema, the branches of the other types drop out)."""
+    test = _read(test, ctx, path)
+    if isinstance(test, bool):
+        return [{}] if test else []
     if "not" in test:  # not N: the values N rejects (when toolgram can write them)
         negs = negation(test["not"], ctx, f"{path}.not")
         if negs is not None:
@@ -130,16 +141,9 @@ def negation(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]] |
     """Schemas whose union admits exactly the values ``test`` rejects, or None where toolgram cannot write them
     (a ``pattern``, ``items``, ``additionalProperties`` ...).  ``oneOf`` in a test is read as ``anyOf``, as
     everywhere in toolgram."""
-    if test is True or test == {}:
-        return []
-    if test is False:
-        return [{}]
-    if not isinstance(test, dict):
-        raise SchemaError("a schema must be an object or a boolean", path)
-    try:
-        test = flatten(test, ctx, path)
-    except EmptySchemaError:
-        return [{}]
+    test = _read(test, ctx, path)
+    if isinstance(test, bool):
+        return [] if test else [{}]
     types = _types(test)
     out: list[dict[str, Any]] = []
     if types is not None:

@@ -527,7 +527,7 @@ class ValueBuilder:
 
     def obj(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         keys = object_keys(schema, self.ctx, path)
-        self.note_alternatives(keys, path)
+        self.g.earley |= keys.overlaps_alternatives
         members, names = [], []
         for k, sub in keys.props.items():
             if self.syntax == "gemma" and not gemma_text.writable_key(k):
@@ -540,13 +540,6 @@ class ValueBuilder:
         body = self.members_body(schema, path, members, self.punct(","), self.extra_members(keys, hint), hint,
                                  names)
         return seq(self.open_("{"), body, self.close_("}"))
-
-    def note_alternatives(self, keys: ObjectKeys, path: str) -> None:
-        """Mark the grammar for Earley (:attr:`.ir.Grammar.earley`) when an object that admits extra keys is one
-        of several alternatives (an ``anyOf``/``oneOf`` branch, conditions written out): another branch may
-        declare a name it takes as an extra key, and LALR's lexer cannot wait to see which branch holds."""
-        if (keys.extra is not False or keys.patterns) and (".anyOf[" in path or ".oneOf[" in path):
-            self.g.earley = True
 
     def extra_members(self, keys: ObjectKeys, hint: str) -> tuple[Expr, Expr] | None:
         """``(key, value)`` of an undeclared member (:meth:`object_body`'s ``extra``): any key but a declared
@@ -848,22 +841,7 @@ class ValueBuilder:
         ``multipleOf`` on both sides needs both; :func:`.schema.meet`).  A branch that admits no value
         is left out; when every one is, the schema admits none.  Permissive, a branch whose keywords
         cannot be met with the outer ones stands alone (a superset), the keyword listed as relaxed."""
-        outer = {k: v for k, v in schema.items() if k != key}
-        branches = schema[key]
-        if not isinstance(branches, list) or not branches:
-            raise SchemaError(f"{key} must be a non-empty array", f"{path}.{key}")
-        alts: list[Expr] = []
-        empty: EmptySchemaError | None = None
-        for i, b in enumerate(branches):
-            where = f"{path}.{key}[{i}]"
-            try:
-                branch = self._met_branch(outer, b, where)
-                alts.append(self.value(branch, where, f"{hint}-{i}"))
-            except EmptySchemaError as exc:
-                empty = empty or exc
-        if not alts:
-            assert empty is not None
-            raise EmptySchemaError(f"{key} admits no value: no branch does ({empty.message})", f"{path}.{key}")
+        alts = self._per_branch(schema, key, path, lambda branch, where, i: self.value(branch, where, f"{hint}-{i}"))
         return self.g.shared(hint, alt(*alts))
 
     def object_branches(self, schema: dict[str, Any], path: str) -> list[tuple[dict[str, Any], str]]:
@@ -884,16 +862,23 @@ class ValueBuilder:
         key = next((k for k in ("anyOf", "oneOf") if k in schema), None)
         if key is None:
             return [(schema, path)]
+        found = self._per_branch(schema, key, path, lambda branch, where, i: self.object_branches(branch, where))
+        return [alternative for each in found for alternative in each]
+
+    def _per_branch(self, schema: dict[str, Any], key: str, path: str,
+                    build: Callable[[Any, str, int], T]) -> list[T]:
+        """``build(branch, its path, its index)`` for each ``anyOf``/``oneOf`` (``key``) branch met with the keywords
+        beside it; a branch that admits no value is left out, and when every one is, the schema admits none."""
         outer = {k: v for k, v in schema.items() if k != key}
         branches = schema[key]
         if not isinstance(branches, list) or not branches:
             raise SchemaError(f"{key} must be a non-empty array", f"{path}.{key}")
-        out: list[tuple[dict[str, Any], str]] = []
+        out: list[T] = []
         empty: EmptySchemaError | None = None
         for i, b in enumerate(branches):
             where = f"{path}.{key}[{i}]"
             try:
-                out += self.object_branches(self._met_branch(outer, b, where), where)
+                out.append(build(self._met_branch(outer, b, where), where, i))
             except EmptySchemaError as exc:
                 empty = empty or exc
         if not out:
@@ -1201,7 +1186,6 @@ def without_not(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[s
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
 
-
 #: where a string schema holds the values ``not`` excludes from it (:func:`_excluding`; :meth:`ValueBuilder._t_string`)
 NOT_STRINGS = "$toolgram:not-strings"
 
@@ -1437,6 +1421,13 @@ class ObjectKeys:
     ctx: SchemaContext | None = None
     names: Expr | None = None  # the decoded names propertyNames admits (None: any)
     gone: tuple[str, ...] = ()  # declared names that admit no value: neither members nor extra keys
+
+    @property
+    def overlaps_alternatives(self) -> bool:
+        """Whether this object admits extra keys and is one of several alternatives (an ``anyOf``/``oneOf`` branch,
+        conditions written out): another branch may declare a name it takes as an extra key, and LALR's lexer
+        cannot wait to see which branch holds, so the grammar needs Earley (:attr:`.ir.Grammar.earley`)."""
+        return (self.extra is not False or bool(self.patterns)) and (".anyOf[" in self.path or ".oneOf[" in self.path)
 
     @property
     def declared(self) -> tuple[str, ...]:
