@@ -74,6 +74,19 @@ REALISTIC: dict[str, dict[str, Any]] = {
         "note": {"anyOf": [{"type": "string", "maxLength": 80}, {"type": "null"}], "default": None},
         "limit": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}], "default": None}},
         "required": []},
+    # exactly one source (oneOf over required names), and a 2020-12 discriminated union closed by
+    # unevaluatedProperties, its definitions named by $id and $anchor
+    "exactly_one_source": {"type": "object", "properties": {
+        "url": {"type": "string", "format": "uri"}, "path": _STR, "inline": _STR,
+        "encoding": {"enum": ["utf-8", "latin-1"]}},
+        "oneOf": [{"required": ["url"]}, {"required": ["path"]}, {"required": ["inline"]}]},
+    "anchored_union": {"$id": "https://example.com/shapes.json", "type": "object", "$defs": {
+        "circle": {"$anchor": "circle", "properties": {"kind": {"const": "circle"}, "r": {"type": "number"}},
+                   "required": ["kind", "r"]},
+        "rect": {"$id": "rect.json", "properties": {"kind": {"const": "rect"}, "w": _INT, "h": _INT},
+                 "required": ["kind", "w", "h"]}},
+        "properties": {"kind": {"enum": ["circle", "rect"]}, "label": _STR}, "required": ["kind"],
+        "oneOf": [{"$ref": "#circle"}, {"$ref": "https://example.com/rect.json"}], "unevaluatedProperties": False},
 }
 
 

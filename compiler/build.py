@@ -35,6 +35,7 @@ from ..grammars.spec import (
 )
 from ..grammars.syntax import python_text, xml_elements
 from .conditional import expand, pending
+from .exclusive import exclusive
 from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .keys import plain_name
@@ -960,15 +961,19 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             if not isinstance(branches, list):
                 return "json"
             outer = {k: v for k, v in schema.items() if k != key}
-            kinds = []
+            mets = []
             for i, b in enumerate(branches):
                 try:
-                    met = met_branch(outer, b, f"{path}.{key}[{i}]")
+                    mets.append((i, met_branch(outer, b, f"{path}.{key}[{i}]")))
                 except EmptySchemaError:
                     continue  # the branch admits no value
                 except (SchemaError, UnsupportedSchemaError):
-                    met = b  # the JSON value builder reports it, or relaxes it to the branch
-                kinds.append((_xml_kind(met, ctx, path, _refs), met))
+                    mets.append((i, b))  # the JSON value builder reports it, or relaxes it to the branch
+            split = exclusive(outer, branches, mets, ctx, path) if key == "oneOf" and len(mets) > 1 else None
+            kinds = []
+            for i, met in mets:  # a split oneOf branch by its pieces (as it is where a piece has no raw spelling)
+                pieces = [(_xml_kind(p, ctx, path, _refs), p) for p in (split or {}).get(i, [met])]
+                kinds += pieces if all(k != "mixed" for k, _ in pieces) else [(_xml_kind(met, ctx, path, _refs), met)]
             return _union_kind(kinds, ctx, path)
     if t == "string":
         fmt = format_pattern(schema.get("format"))

@@ -19,13 +19,13 @@ is closed its names outside the declared ones cannot appear, where it is open th
 
 from __future__ import annotations
 
-from itertools import product
+from itertools import combinations, product
 from typing import Any
 
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from .formats import format_pattern
 from .keywords import KEYWORDS
-from .schema import ANNOTATIONS, CONDITIONS, SchemaContext, conditions_of, flatten, forbids, meet
+from .schema import ANNOTATIONS, CONDITIONS, SchemaContext, conditions_of, flatten, meet, settle_names
 
 #: the most branches a schema's conditions may spread into (an object body each)
 MAX_BRANCHES = 64
@@ -139,8 +139,7 @@ def positive(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]]:
 
 def negation(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]] | None:
     """Schemas whose union admits exactly the values ``test`` rejects, or None where toolgram cannot write them
-    (a ``pattern``, ``items``, ``additionalProperties`` ...).  ``oneOf`` in a test is read as ``anyOf``, as
-    everywhere in toolgram."""
+    (a ``pattern``, ``items``, ``additionalProperties`` ...)."""
     test = _read(test, ctx, path)
     if isinstance(test, bool):
         return [] if test else [{}]
@@ -181,20 +180,20 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
         each = [negation(b, ctx, f"{path}[{i}]") for i, b in enumerate(v)]
         if any(n is None for n in each):
             return None
-        out = []
-        for combo in product(*each):  # type: ignore[arg-type]
-            if len(out) > MAX_BRANCHES:
-                return None
-            met: dict[str, Any] = {}
-            try:
-                for part in combo:
-                    met = meet(met, part, path)
-            except EmptySchemaError:
-                continue
-            except UnsupportedSchemaError:
-                return None
-            out.append(met)
-        return out
+        out = conjunctions({}, each, path)  # type: ignore[arg-type]
+        if out is None:
+            return None
+        if k == "oneOf":  # not exactly one: none (above) or two at once
+            for i, j in combinations(range(len(v)), 2):
+                try:
+                    both = flatten({"allOf": [v[i], v[j]]}, ctx, path)
+                except EmptySchemaError:
+                    continue
+                except (SchemaError, UnsupportedSchemaError):
+                    return None
+                if isinstance(both, dict) or both is True:
+                    out.append(both if isinstance(both, dict) else {})
+        return out if len(out) <= MAX_BRANCHES else None
     if k == "required":
         if not isinstance(v, list):
             return None
@@ -227,7 +226,26 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
     return None
 
 
-def _closed(pre: dict[str, Any], *, admit: bool) -> dict[str, Any]:
+def conjunctions(base: Any, unions: list[list[dict[str, Any]]], path: str) -> list[Any] | None:
+    """``base`` met with one schema of each union, for every choice: the union of the intersections.  Those that
+    admit no value are left out; None where a meet is unsupported or more than :data:`MAX_BRANCHES` are left."""
+    out = []
+    for combo in product(*unions):
+        met = base
+        try:
+            for part in combo:
+                met = meet(met, part, path)
+        except EmptySchemaError:
+            continue
+        except UnsupportedSchemaError:
+            return None
+        out.append(met)
+        if len(out) > MAX_BRANCHES:
+            return None
+    return out
+
+
+def explicit_policy(pre: dict[str, Any], *, admit: bool) -> dict[str, Any]:
     """``pre`` with toolgram's object policy made explicit, before a test's names are met with it (they must
     not count as declared): ``additionalProperties: false`` (its undeclared required names declared) where the
     policy closes the object, ``true`` where it leaves it open.  ``admit``: a condition was relaxed, which may
@@ -242,32 +260,6 @@ def _closed(pre: dict[str, Any], *, admit: bool) -> dict[str, Any]:
     req = pre.get("required") if isinstance(pre.get("required"), list) else []
     return {**pre, "properties": {**props, **{n: {} for n in req if isinstance(n, str) and n not in props}},
             "additionalProperties": False}
-
-
-def _settle(branch: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, Any] | None:
-    """``branch`` with each declared name whose schema admits no value made ``false`` (it cannot appear), or None
-    when such a name is required (no object takes the branch)."""
-    props = branch.get("properties")
-    if not isinstance(props, dict):
-        return branch
-    required = set(branch.get("required") or [])
-    if branch.get("additionalProperties") is False and "patternProperties" not in branch and required - set(props):
-        return None  # a required name no key may be
-    out = dict(props)
-    for name, sub in props.items():
-        empty = forbids(sub)
-        if not empty and isinstance(sub, dict) and ("allOf" in sub or "not" in sub):
-            try:
-                flatten(sub, ctx, path)
-            except EmptySchemaError:
-                empty = True
-            except (SchemaError, UnsupportedSchemaError):
-                pass  # reported where the member is built
-        if empty:
-            if name in required:
-                return None
-            out[name] = False
-    return {**branch, "properties": out}
 
 
 def expand(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, Any]:
@@ -314,10 +306,10 @@ def _build(pre: dict[str, Any], tests: list[dict[str, Any]], ctx: SchemaContext,
     """One branch: ``pre`` (the keywords and the ``then``/``else`` taken) met with its ``tests``, or None when
     no value takes it."""
     objectish = pre.get("type") in ("object", ["object"]) or "properties" in pre
-    out = _closed(pre, admit=admit) if any("properties" in t for t in tests) or admit and objectish else pre
+    out = explicit_policy(pre, admit=admit) if any("properties" in t for t in tests) or admit and objectish else pre
     for test in tests:
         out = meet(out, test, path)
     tested = [n for t in tests for n in t.get("required", [])]
     if tested:  # undeclared names a test requires are members before those then/else require (a trigger first)
         out["required"] = list(dict.fromkeys([*tested, *out["required"]]))
-    return _settle(out, ctx, path)
+    return settle_names(out, ctx, path)

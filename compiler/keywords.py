@@ -19,12 +19,12 @@ KEYWORDS: dict[str, str] = {
     "example": "annotation", "$schema": "annotation", "$id": "annotation", "$comment": "annotation",
     "deprecated": "annotation", "readOnly": "annotation", "writeOnly": "annotation", "format": "enforced",
     "contentMediaType": "annotation", "contentEncoding": "annotation", "$defs": "annotation",
-    "definitions": "annotation", "strict": "annotation", "x-order": "annotation",
+    "definitions": "annotation", "strict": "annotation", "x-order": "annotation", "$anchor": "annotation",
     # -- any value
     "type": "enforced", "enum": "enforced", "const": "enforced", "anyOf": "enforced", "oneOf": "enforced",
     "allOf": "enforced", "$ref": "enforced", "nullable": "enforced", "not": "enforced",
     "if": "enforced", "then": "enforced", "else": "enforced",
-    "$dynamicRef": "unsupported", "$anchor": "unsupported",
+    "$dynamicRef": "unsupported",
     # -- objects
     "properties": "enforced", "required": "enforced", "additionalProperties": "enforced",
     "minProperties": "enforced", "maxProperties": "enforced",
@@ -50,9 +50,12 @@ NOTES: dict[str, str] = {
     "allOf": "merged: properties merged, required joined, types intersected, bounds tightened, enums filtered; "
              "`prefixItems` met position by position; what cannot be merged is refused with its path "
              "(`--permissive`: the first branch's keyword alone, relaxed)",
-    "oneOf": "read as `anyOf` (as llama.cpp, xgrammar and llguidance do): a value that more than one branch "
-             "matches is accepted; exact when the branches admit no common value",
-    "$ref": "local (`#/...`); with sibling keywords it means allOf [target, siblings]",
+    "oneOf": "exact where the branches are disjoint or each overlapping one can be negated (as a condition's "
+             "test is); elsewhere read as `anyOf`, as llama.cpp, xgrammar and llguidance do: a value that more "
+             "than one branch matches is accepted",
+    "$ref": "within the tool's schema: a JSON pointer, an `$anchor`, an `$id` (resolved against the `$id` around "
+            "it); another document is not fetched (unsupported); with sibling keywords it means allOf [target, "
+            "siblings]",
     "not": "over `type`, `const` and `enum` (a string that is none of some values: not in Gemma 4 nor in raw XML "
            "text, nor beside a length or pattern), and over a test `if` could hold (written as the values it "
            "rejects); any other `not`: unsupported",
@@ -64,10 +67,12 @@ NOTES: dict[str, str] = {
     "additionalItems": "enforced with the array form of `items` (draft 7); beside a schema `items` or none, "
                        "ignored (as JSON Schema ignores it)",
     "unevaluatedProperties": "as `additionalProperties` of the met schema where every in-place part (`allOf` "
-                             "branch, `$ref` target) evaluates unconditionally; under `anyOf`/`oneOf`/`if`/"
-                             "`dependentSchemas`: unsupported",
-    "unevaluatedItems": "as `items` past the met `prefixItems` where every in-place part evaluates unconditionally; "
-                        "under `anyOf`/`oneOf`/`if`/`contains`/draft 7 tuples: unsupported",
+                             "branch, `$ref` target) evaluates unconditionally, and in each branch of an "
+                             "`anyOf`/`oneOf` whose branches admit no common value; under overlapping branches, "
+                             "`if`, `dependentSchemas`: unsupported",
+    "unevaluatedItems": "as `items` past the met `prefixItems` where every in-place part evaluates unconditionally, "
+                        "and in each branch of disjoint `anyOf`/`oneOf` branches; under overlapping branches, "
+                        "`if`/`contains`/draft 7 tuples: unsupported",
     "contains": "at least one item matches (`minContains` 1, no `maxContains`), beside `items` and `minItems` 0 or "
                 "1; with `prefixItems`, `uniqueItems: true`, `maxItems`, a larger `minItems` or other "
                 "`minContains`/`maxContains`: unsupported",

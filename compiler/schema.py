@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from .keywords import with_status
 from .multiples import common_multiple
+from .refs import follow_pointer, local_refs
 
 # Keywords by what toolgram does with them: the one registry is :mod:`.keywords`.
 ANNOTATIONS = with_status("annotation")
@@ -126,23 +127,6 @@ class Tool:
         return view
 
 
-def follow_pointer(root: Any, ref: str) -> tuple[Any, list[str]] | None:
-    """The node a local ``$ref`` (``#``, ``#/$defs/x``, any JSON pointer) names in ``root``, with the
-    pointer's unescaped parts; None when it does not resolve.  Compile and parse both resolve here."""
-    if not ref.startswith("#"):
-        return None
-    node: Any = root
-    parts = [raw.replace("~1", "/").replace("~0", "~") for raw in ref[1:].split("/") if raw]
-    for part in parts:
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node, parts
-
-
 @dataclass
 class SchemaContext:
     """Where schemas are resolved and how unsupported keywords are treated."""
@@ -153,12 +137,13 @@ class SchemaContext:
     relaxed: list[dict[str, str]] = field(default_factory=list)
 
     def resolve(self, ref: str, path: str) -> tuple[Any, str]:
-        """Resolve a local ``$ref`` (``#``, ``#/$defs/x``, any local JSON pointer)."""
+        """Resolve a ``$ref`` within the tool's schema (:func:`follow_pointer`)."""
         if not isinstance(ref, str):
             raise SchemaError("$ref must be a string", path)
-        if not ref.startswith("#"):
-            raise UnsupportedSchemaError(f"only local $ref ('#/...') is supported, got {ref!r}", path)
         found = follow_pointer(self.root, ref)
+        if found is None and not ref.startswith("#"):
+            raise UnsupportedSchemaError(f"only a $ref within the tool's schema (a JSON pointer, an $anchor, an "
+                                         f"$id in it) is supported, got {ref!r}", path)
         if found is None:
             raise SchemaError(f"$ref {ref!r} does not resolve", path)
         node, parts = found
@@ -479,6 +464,67 @@ def flatten(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] = 
     return out
 
 
+def settle_names(branch: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, Any] | None:
+    """``branch`` with each declared name whose schema admits no value made ``false`` (it cannot appear), or None
+    when such a name is required (no object takes the branch)."""
+    props = branch.get("properties")
+    if not isinstance(props, dict):
+        return branch
+    required = set(branch.get("required") or [])
+    if branch.get("additionalProperties") is False and "patternProperties" not in branch and required - set(props):
+        return None  # a required name no key may be
+    out = dict(props)
+    for name, sub in props.items():
+        empty = forbids(sub)
+        if not empty and isinstance(sub, dict) and ("allOf" in sub or "not" in sub):
+            try:
+                flatten(sub, ctx, path)
+            except EmptySchemaError:
+                empty = True
+            except (SchemaError, UnsupportedSchemaError):
+                pass  # reported where the member is built
+        if empty:
+            if name in required:
+                return None
+            out[name] = False
+    return {**branch, "properties": out}
+
+
+def may_overlap(a: Any, b: Any, ctx: SchemaContext, path: str) -> bool:
+    """Whether two schemas may admit a common value (False only where their meet provably admits none: crossed
+    types, bounds or values, a required name no value meets)."""
+    if a is False or b is False:
+        return False
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return True
+    try:
+        both = flatten({"allOf": [a, b]}, ctx, path)
+    except EmptySchemaError:
+        return False
+    except (SchemaError, UnsupportedSchemaError):
+        return True
+    return not isinstance(both, dict) or settle_names(both, ctx, path) is not None and _items_met(both, ctx, path)
+
+
+def _items_met(schema: dict[str, Any], ctx: SchemaContext, path: str) -> bool:
+    """Whether each item position ``minItems`` requires admits a value (as met: an ``allOf`` per position)."""
+    prefix = schema.get("prefixItems")
+    low = schema.get("minItems")
+    if not isinstance(prefix, list) or not isinstance(low, int) or isinstance(low, bool):
+        return True
+    for item in prefix[:low]:
+        if item is False:
+            return False
+        if isinstance(item, dict) and "allOf" in item:
+            try:
+                flatten(item, ctx, path)
+            except EmptySchemaError:
+                return False
+            except (SchemaError, UnsupportedSchemaError):
+                pass  # reported where the item is built
+    return True
+
+
 def in_place_parts(schema: Any, ctx: SchemaContext, path: str,
                    _refs: frozenset[str] = frozenset()) -> list[tuple[dict[str, Any], str]]:
     """The schemas that apply to the same value as ``schema`` itself, each without its ``allOf`` and ``$ref``
@@ -555,9 +601,13 @@ def settle_unevaluated(schema: Any, ctx: SchemaContext, path: str) -> tuple[Any,
     in the met schema, ``unevaluatedProperties`` is its ``additionalProperties``; the items left are those past
     every part's ``prefixItems`` that no part's ``items`` covers: ``unevaluatedItems`` is the met ``items``.  A
     part that already has ``additionalProperties`` (``items``) evaluates everything: the keyword is then a
-    no-op.  None when they do not read so (the caller refuses them, or relaxes them)."""
+    no-op.  Beside ``anyOf``/``oneOf`` branches that admit no common value they move into each branch
+    (:func:`_distributed`).  None when they do not read so (the caller refuses them, or relaxes them)."""
     if not isinstance(schema, dict) or not any(k in schema for k in _UNEVALUATED):
         return schema, {}
+    distributed = _distributed(schema, ctx, path)
+    if distributed is not None:
+        return distributed, {}
     rest = {k: v for k, v in schema.items() if k not in _UNEVALUATED}
     parts = [part for part, _ in in_place_parts(rest, ctx, path)]
     after: dict[str, Any] = {}
@@ -572,6 +622,33 @@ def settle_unevaluated(schema: Any, ctx: SchemaContext, path: str) -> tuple[Any,
         if not any(plain in part for part in parts):
             after[plain] = schema[key]
     return rest, after
+
+
+def _distributed(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, Any] | None:
+    """``schema``'s ``unevaluated*`` beside an ``anyOf``/``oneOf`` whose branches admit no common value, moved into
+    each branch met with the keywords beside it: a value takes one branch, so the members (items) left unevaluated
+    are those neither that branch nor the keywords beside it evaluate.  None where the branches may overlap, or
+    another keyword evaluates conditionally (:func:`settle_unevaluated` then refuses them)."""
+    keys = [k for k in ("anyOf", "oneOf") if k in schema]
+    if len(keys) != 1 or not isinstance(schema[keys[0]], list):
+        return None
+    key = keys[0]
+    outer = {k: v for k, v in schema.items() if k != key and k not in _UNEVALUATED}
+    if any(k in outer for k in _CONDITIONAL):
+        return None
+    unevaluated = {k: schema[k] for k in _UNEVALUATED if k in schema}
+    mets: list[Any] = []
+    try:
+        for i, branch in enumerate(schema[key]):
+            try:
+                mets.append(met_branch(outer, branch, f"{path}.{key}[{i}]", ctx))
+            except EmptySchemaError:
+                mets.append(False)  # the branch admits no value
+    except (SchemaError, UnsupportedSchemaError):
+        return None  # reported where the branch is built
+    if any(may_overlap(a, b, ctx, path) for n, a in enumerate(mets) for b in mets[n + 1:]):
+        return None
+    return {key: [m if m is False else {**(m if isinstance(m, dict) else {}), **unevaluated} for m in mets]}
 
 
 def arguments_object(params: dict[str, Any], ctx: SchemaContext) -> dict[str, Any]:
@@ -621,6 +698,7 @@ def load_tools(tools: Any) -> list[Tool]:
         if not isinstance(params, dict):
             raise SchemaError("parameters must be a JSON schema object", f"{path}.parameters")
         check_document(params, f"{path}.parameters")
+        params = local_refs(params)  # every $ref a JSON pointer from here on, where it resolves in the document
         ptype = params.get("type", "object")
         if ptype not in ("object", ["object"]) and "$ref" not in params:
             raise SchemaError(f"parameters must have type 'object', got {ptype!r}", f"{path}.parameters.type")

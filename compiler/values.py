@@ -19,6 +19,7 @@ from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
 from .conditional import expand, negation, pending
 from .dfa import DfaLimit
+from .exclusive import exclusive
 from .formats import format_pattern
 from .ir import ANY, EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
 from .keys import (
@@ -866,24 +867,57 @@ class ValueBuilder:
         return [alternative for each in found for alternative in each]
 
     def _per_branch(self, schema: dict[str, Any], key: str, path: str,
-                    build: Callable[[Any, str, int], T]) -> list[T]:
+                    build: Callable[[Any, str, Any], T]) -> list[T]:
         """``build(branch, its path, its index)`` for each ``anyOf``/``oneOf`` (``key``) branch met with the keywords
-        beside it; a branch that admits no value is left out, and when every one is, the schema admits none."""
+        beside it; a branch that admits no value is left out, and when every one is, the schema admits none.
+        Overlapping ``oneOf`` branches are split into the values only one admits where toolgram can write them
+        (:func:`.exclusive.exclusive`; a split that needs a keyword toolgram cannot write: read as ``anyOf``)."""
         outer = {k: v for k, v in schema.items() if k != key}
         branches = schema[key]
         if not isinstance(branches, list) or not branches:
             raise SchemaError(f"{key} must be a non-empty array", f"{path}.{key}")
-        out: list[T] = []
-        empty: EmptySchemaError | None = None
+        empty: list[EmptySchemaError] = []
+        mets: list[tuple[int, Any]] = []
         for i, b in enumerate(branches):
-            where = f"{path}.{key}[{i}]"
             try:
-                out.append(build(self._met_branch(outer, b, where), where, i))
+                mets.append((i, self._met_branch(outer, b, f"{path}.{key}[{i}]")))
             except EmptySchemaError as exc:
-                empty = empty or exc
+                empty.append(exc)
+        split = exclusive(outer, branches, mets, self.ctx, path) if key == "oneOf" and len(mets) > 1 else None
+        out: list[T] = []
+        for i, met in mets:
+            where = f"{path}.{key}[{i}]"
+            pieces = split.get(i) if split is not None else None
+            if pieces is not None:
+                try:
+                    out += self._pieces(pieces, where, i, build, empty)
+                    continue
+                except UnsupportedSchemaError:
+                    pass  # a piece toolgram cannot write: this branch as it is (a superset of its pieces)
+            try:
+                out.append(build(met, where, i))
+            except EmptySchemaError as exc:
+                empty.append(exc)
         if not out:
-            assert empty is not None
-            raise EmptySchemaError(f"{key} admits no value: no branch does ({empty.message})", f"{path}.{key}")
+            raise EmptySchemaError(f"{key} admits no value: no branch does ({empty[0].message})", f"{path}.{key}")
+        return out
+
+    def _pieces(self, pieces: list[Any], where: str, i: int, build: Callable[[Any, str, Any], T],
+                empty: list[EmptySchemaError]) -> list[T]:
+        """``build`` over the pieces of split ``oneOf`` branch ``i``, strictly (a piece relaxes nothing: where one
+        would, the branch is built as it is); those that admit no value are left out, their errors in ``empty``."""
+        out: list[T] = []
+        if not pieces:
+            empty.append(EmptySchemaError("another branch admits every value this one does", where))
+        permissive, self.ctx.permissive = self.ctx.permissive, False
+        try:
+            for k, piece in enumerate(pieces):
+                try:
+                    out.append(build(piece, where, f"{i}_{k}" if k else i))
+                except EmptySchemaError as exc:
+                    empty.append(exc)
+        finally:
+            self.ctx.permissive = permissive
         return out
 
     def _met_branch(self, outer: dict[str, Any], b: Any, where: str) -> Any:
@@ -926,6 +960,9 @@ class ValueBuilder:
         self._head.add(key)
         try:
             self.g.rules[name] = self.value(target, tpath, name)
+        except BaseException:
+            del self._refs[key]  # no rule: a later use builds it afresh (a failed oneOf split is rebuilt)
+            raise
         finally:
             self._head.discard(key)
         return Ref(name)

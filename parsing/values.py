@@ -169,14 +169,14 @@ def dumps_arguments(obj: Any) -> str:
 
 
 def resolve_ref(schema: Any, root: dict[str, Any] | None) -> Any:
-    """Follow local ``$ref`` pointers (``#``, ``#/$defs/x``, ``#/definitions/x``, any JSON pointer).
+    """Follow ``$ref`` within the tool's schema (JSON pointers, ``$anchor``, ``$id``: :func:`follow_pointer`).
 
     Unresolvable or non-local refs, and ref cycles, resolve to ``{}`` (any value).
     """
     seen: set[str] = set()
     while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
         ref = schema["$ref"]
-        if ref in seen or root is None or not ref.startswith("#"):
+        if ref in seen or root is None:
             return {}
         seen.add(ref)
         found = follow_pointer(root, ref)

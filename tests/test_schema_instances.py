@@ -4,8 +4,9 @@ that ``jsonschema`` finds invalid (under toolgram's reading, docs/schema.md) is 
 
 The schemas are random tool parameters (tests/strategies.py) with the object keywords of this issue added:
 ``additionalProperties`` (true, a schema or absent), ``minProperties``/``maxProperties``, a required
-name that ``properties`` does not declare, and a condition on declared names (``if``/``then``/``else`` or
-``dependentSchemas``).  Instances are written in the documented member order.
+name that ``properties`` does not declare, a ``oneOf`` of two tests on declared names, and a condition on
+declared names (``if``/``then``/``else`` or ``dependentSchemas``).  Instances are written in the documented
+member order.
 """
 
 from __future__ import annotations
@@ -45,11 +46,17 @@ def object_schemas(draw: st.DrawFn) -> dict:
         params["minProperties"] = lo
         params["maxProperties"] = lo + draw(st.integers(0, 2))
     names = sorted(params["properties"])
+
+    def tests(a: str) -> st.SearchStrategy[dict]:
+        return st.sampled_from([{"required": [a]}, {"properties": {a: {"type": "null"}}},
+                                {"properties": {a: {"type": ["string", "boolean"]}}, "required": [a]},
+                                {"not": {"required": [a]}}, {"minProperties": 2}])
+
+    if names and draw(st.booleans()):  # exactly one of two tests on declared names (oneOf, the branches split)
+        params["oneOf"] = [draw(tests(draw(st.sampled_from(names)))) for _ in range(2)]
     if names and draw(st.booleans()):  # a condition on declared names (if/then/else, dependentSchemas)
         a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
-        test = draw(st.sampled_from([{"required": [a]}, {"properties": {a: {"type": "null"}}},
-                                     {"properties": {a: {"type": ["string", "boolean"]}}, "required": [a]},
-                                     {"not": {"required": [a]}}, {"minProperties": 2}]))
+        test = draw(tests(a))
         then = draw(st.sampled_from([{"required": [b]}, {"maxProperties": 1}, {"properties": {b: {"type": "null"}}}]))
         if draw(st.booleans()):
             params["if"], params["then"] = test, then

@@ -1,0 +1,90 @@
+"""``oneOf`` written exactly: each branch without the values another branch admits.
+
+A value is valid under ``oneOf`` when exactly one branch admits it.  Where the branches admit no common value
+(different types, a discriminator's different ``const``, the usual case) that is ``anyOf``.  Where two branches
+overlap (``oneOf: [{required: [a]}, {required: [b]}]``: exactly one of the two), branch ``i`` becomes ``B_i ∧
+¬B_j`` for each ``B_j`` that overlaps it, the negation written as positive schemas by
+:func:`.conditional.negation` (``b`` absent).
+
+This is exact only where a branch's negation can be written and where the object policy cannot tell the
+branches apart by their names alone: toolgram closes an object that declares ``properties`` (docs/schema.md),
+so a branch that declares or requires a name the keywords beside ``oneOf`` do not declare rejects, beside
+another branch, values that its tests alone would admit.  Elsewhere ``oneOf`` is read as ``anyOf`` (a value
+two branches admit is accepted), as llama.cpp, xgrammar and llguidance read it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
+from .conditional import conjunctions, explicit_policy, negation
+from .schema import SchemaContext, flatten, may_overlap, settle_names
+
+#: object keywords whose names a branch's negation cannot follow (they open or close the object by name)
+_BY_NAME = ("additionalProperties", "patternProperties", "propertyNames", "unevaluatedProperties")
+
+
+def _names(schema: dict[str, Any]) -> set[str]:
+    """The names ``schema`` declares or requires."""
+    props = schema.get("properties")
+    req = schema.get("required")
+    return {*(props if isinstance(props, dict) else ()), *(n for n in (req or []) if isinstance(n, str))}
+
+
+def _names_agree(outer: dict[str, Any], raws: list[Any]) -> bool:
+    """Whether no branch admits or rejects an object by a name alone beside ``outer`` (the module docstring)."""
+    if any(isinstance(b, dict) and any(k in b for k in _BY_NAME) for b in raws) or "patternProperties" in outer:
+        return False
+    extra = outer.get("additionalProperties")
+    if extra is True or extra == {}:
+        return True  # open: a branch's names are extra keys beside any other branch
+    if extra is None and "properties" not in outer:  # open by toolgram's policy while no branch declares names
+        return not any(isinstance(b, dict) and "properties" in b for b in raws)
+    declared = _names({"properties": outer.get("properties") or {}})
+    return all(not isinstance(b, dict) or _names(b) <= declared for b in raws)
+
+
+def _flat(branch: Any, ctx: SchemaContext, path: str) -> Any:
+    """A raw branch with its ``allOf`` / ``$ref`` met (``False``: it admits no value), or None where it is malformed
+    or unsupported (reported where it is built)."""
+    if not isinstance(branch, dict):
+        return branch
+    try:
+        return flatten(branch, ctx, path)
+    except EmptySchemaError:
+        return False
+    except (SchemaError, UnsupportedSchemaError):
+        return None
+
+
+def exclusive(outer: dict[str, Any], raws: list[Any], mets: list[tuple[int, Any]], ctx: SchemaContext,
+              path: str) -> dict[int, list[Any]] | None:
+    """The pieces of each met branch of a ``oneOf`` at ``path`` (``mets``: index into ``raws``, branch met with
+    ``outer``) that overlaps another: the values no other branch admits (none: the branch is left out).  None
+    where the branches are disjoint or the split cannot be written (read as ``anyOf``: the module docstring)."""
+    raws = [_flat(b, ctx, f"{path}.oneOf[{i}]") for i, b in enumerate(raws)]
+    if any(b is None for b in raws):
+        return None
+    if not _names_agree(outer, raws):
+        return None
+    overlaps = {i: [j for j, other in mets if j != i and may_overlap(m, other, ctx, path)] for i, m in mets}
+    if not any(overlaps.values()):
+        return None
+    negations: dict[int, list[dict[str, Any]]] = {}
+    for j in {j for js in overlaps.values() for j in js}:
+        neg = negation(raws[j], ctx, f"{path}.oneOf[{j}]")
+        if neg is None:
+            return None
+        negations[j] = neg
+    out: dict[int, list[Any]] = {}
+    for i, m in mets:
+        if not overlaps[i]:
+            continue
+        named = any("properties" in part for j in overlaps[i] for part in negations[j])
+        base = explicit_policy(m, admit=False) if named and isinstance(m, dict) else m  # before names are met
+        met = conjunctions(base, [negations[j] for j in overlaps[i]], path)
+        if met is None:
+            return None
+        out[i] = [p for p in (settle_names(b, ctx, path) for b in met) if p is not None]
+    return out

@@ -1,0 +1,98 @@
+"""``$ref`` within a tool's schema (issue 22): JSON pointers percent-decoded, ``$anchor`` names, schemas named
+by ``$id``, each resolved against the ``$id`` around the reference; a reference to another document refused
+with its path.  The grammar and the strict parser enforce the resolved schema; the lenient parser types values
+by it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from strategies import engine_results, tool
+from toolgram.compiler.bundle import compile
+from toolgram.compiler.refs import follow_pointer, local_refs
+from toolgram.grammars.render import render_calls
+from toolgram.parsing import parse
+from toolgram.parsing.strict import parse_strict
+
+from toolgram.errors import UnsupportedSchemaError
+
+DOC: dict[str, Any] = {
+    "$id": "https://example.com/tools/root.json",
+    "type": "object",
+    "$defs": {
+        "percent%field": {"type": "integer", "maximum": 5},
+        "with space": {"enum": ["x", "y"]},
+        "anchored": {"$anchor": "small", "type": "integer", "maximum": 3},
+        "nested": {"$id": "sub/nested.json", "$defs": {"inner": {"type": "boolean"}},
+                   "type": "object", "properties": {"flag": {"$ref": "#/$defs/inner"},
+                                                    "back": {"$ref": "../root.json#/$defs/with%20space"}}},
+        "inner": {"type": "string"},  # the root's own: a pointer inside "nested" must not land here
+    },
+    "properties": {
+        "pct": {"$ref": "#/$defs/percent%25field"},
+        "spaced": {"$ref": "#/$defs/with%20space"},
+        "anchor": {"$ref": "#small"},
+        "by_id": {"$ref": "https://example.com/tools/sub/nested.json"},
+        "relative": {"$ref": "sub/nested.json#/$defs/inner"},
+    },
+}
+
+
+def test_local_refs_are_pointers_from_the_root() -> None:
+    out = local_refs(DOC)
+    props = out["properties"]
+    assert follow_pointer(out, props["pct"]["$ref"])[0] == {"type": "integer", "maximum": 5}
+    assert follow_pointer(out, props["anchor"]["$ref"])[0]["$anchor"] == "small"
+    nested = follow_pointer(out, props["by_id"]["$ref"])[0]
+    assert nested["$id"] == "sub/nested.json"
+    assert follow_pointer(out, nested["properties"]["flag"]["$ref"])[0] == {"type": "boolean"}
+    assert follow_pointer(out, nested["properties"]["back"]["$ref"])[0] == {"enum": ["x", "y"]}
+    assert follow_pointer(out, props["relative"]["$ref"])[0] == {"type": "boolean"}
+    plain = {"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"type": "integer"}}}
+    assert local_refs(plain) is plain  # pointers only: nothing to rewrite
+
+
+CALLS = [({"pct": 5, "spaced": "x", "anchor": 3, "by_id": {"flag": True, "back": "y"}, "relative": False}, True),
+         ({"pct": 6}, False), ({"spaced": "z"}, False), ({"anchor": 4}, False),
+         ({"by_id": {"flag": "s"}}, False),  # the nested resource's own inner (boolean), not the root's (string)
+         ({"by_id": {"back": "z"}}, False), ({"relative": "s"}, False)]
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_grammar_and_strict_parser_enforce_the_resolved_schema(fmt: str) -> None:
+    tools = [tool("f", DOC)]
+    bundles = [compile(fmt, tools, dialect=d, tool_choice="required") for d in ("lark", "ebnf")]
+    for args, ok in CALLS:
+        text = render_calls(fmt, [("f", args)])
+        verdicts = {f"{b.dialect}/{k}": v for b in bundles for k, (v, _) in engine_results(b, text).items()}
+        verdicts["strict"] = bool(parse_strict(fmt, text, tools, tool_choice="required")["tool_calls"])
+        assert set(verdicts.values()) == {ok}, (args, verdicts)
+
+
+def test_lenient_parser_types_by_the_resolved_schema() -> None:
+    """qwen3_coder writes raw values: the parser reads them by the resolved schema (an anchored integer)."""
+    tools = [tool("f", DOC)]
+    text = render_calls("qwen3_coder", [("f", {"anchor": 2, "by_id": {"flag": True}})])
+    msg = parse("qwen3_coder", text, tools)
+    assert json.loads(msg["tool_calls"][0]["function"]["arguments"]) == {"anchor": 2, "by_id": {"flag": True}}
+
+
+@pytest.mark.parametrize("ref", ["other.json", "https://example.com/elsewhere.json#/$defs/x", "/abs/path.json"])
+def test_another_document_is_refused_with_the_path(ref: str) -> None:
+    params = {"$id": "https://example.com/tools/root.json", "type": "object", "properties": {"a": {"$ref": ref}}}
+    with pytest.raises(UnsupportedSchemaError, match=r"properties\.a\.\$ref"):
+        compile("hermes", [tool("f", params)], dialect="ebnf")
+
+
+def test_relative_reference_under_an_inner_id_resolves_there() -> None:
+    """A relative reference is resolved against the ``$id`` around it, not the document's."""
+    params = {"type": "object", "$defs": {
+        "a": {"$id": "https://example.com/a/", "$defs": {"t": {"$id": "t.json", "type": "integer"}},
+              "properties": {"v": {"$ref": "t.json"}}},
+        "t": {"$id": "https://example.com/t.json", "type": "string"}},
+        "properties": {"x": {"$ref": "https://example.com/a/"}}}
+    out = local_refs(params)
+    inner = follow_pointer(out, out["$defs"]["a"]["properties"]["v"]["$ref"])[0]
+    assert inner["type"] == "integer"
