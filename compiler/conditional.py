@@ -270,12 +270,17 @@ def expand(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, A
     admit = False
     for cond in conditions:
         where = f"{path}.{cond['keyword']}"
-        neg = negation(cond["if"], ctx, where)
+        with ctx.strictly():  # a relaxed test would send some values to the other side: exact, or dropped
+            try:
+                neg = negation(cond["if"], ctx, where)
+                pos = positive(cond["if"], ctx, where) if neg is not None else []
+            except UnsupportedSchemaError:
+                neg = None
         if neg is None:
             ctx.unsupported(cond["keyword"], path)
             admit = True
             continue
-        choices = [(p, cond["then"]) for p in positive(cond["if"], ctx, where)] + [(n, cond["else"]) for n in neg]
+        choices = [(p, cond["then"]) for p in pos] + [(n, cond["else"]) for n in neg]
         grown: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
         for pre, tests in states:
             for test, body in choices:

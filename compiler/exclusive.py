@@ -63,20 +63,22 @@ def exclusive(outer: dict[str, Any], raws: list[Any], mets: list[tuple[int, Any]
     """The pieces of each met branch of a ``oneOf`` at ``path`` (``mets``: index into ``raws``, branch met with
     ``outer``) that overlaps another: the values no other branch admits (none: the branch is left out).  None
     where the branches are disjoint or the split cannot be written (read as ``anyOf``: the module docstring)."""
-    raws = [_flat(b, ctx, f"{path}.oneOf[{i}]") for i, b in enumerate(raws)]
-    if any(b is None for b in raws):
-        return None
-    if not _names_agree(outer, raws):
-        return None
-    overlaps = {i: [j for j, other in mets if j != i and may_overlap(m, other, ctx, path)] for i, m in mets}
-    if not any(overlaps.values()):
-        return None
-    negations: dict[int, list[dict[str, Any]]] = {}
-    for j in {j for js in overlaps.values() for j in js}:
-        neg = negation(raws[j], ctx, f"{path}.oneOf[{j}]")
-        if neg is None:
+    with ctx.strictly():  # a relaxed (larger) branch would have a smaller negation: the split would narrow
+        raws = [_flat(b, ctx, f"{path}.oneOf[{i}]") for i, b in enumerate(raws)]
+        if any(b is None for b in raws) or not _names_agree(outer, raws):
             return None
-        negations[j] = neg
+        overlaps = {i: [j for j, other in mets if j != i and may_overlap(m, other, ctx, path)] for i, m in mets}
+        if not any(overlaps.values()):
+            return None
+        negations: dict[int, list[dict[str, Any]]] = {}
+        for j in {j for js in overlaps.values() for j in js}:
+            try:
+                neg = negation(raws[j], ctx, f"{path}.oneOf[{j}]")
+            except (SchemaError, UnsupportedSchemaError):
+                neg = None
+            if neg is None:
+                return None
+            negations[j] = neg
     out: dict[int, list[Any]] = {}
     for i, m in mets:
         if not overlaps[i]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,6 +161,16 @@ class SchemaContext:
             seen.add(ref)
             schema, _ = self.resolve(ref, path)
         return schema
+
+    @contextmanager
+    def strictly(self) -> Iterator[None]:
+        """Within: no keyword is relaxed (for what must be exact even under ``--permissive``: a negation, whose
+        superset would narrow the language, and the pieces of a split ``oneOf``)."""
+        permissive, self.permissive = self.permissive, False
+        try:
+            yield
+        finally:
+            self.permissive = permissive
 
     def unsupported(self, keyword: str, path: str) -> None:
         """Reject ``keyword``, or record it as relaxed when permissive."""

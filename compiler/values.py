@@ -909,15 +909,12 @@ class ValueBuilder:
         out: list[T] = []
         if not pieces:
             empty.append(EmptySchemaError("another branch admits every value this one does", where))
-        permissive, self.ctx.permissive = self.ctx.permissive, False
-        try:
+        with self.ctx.strictly():
             for k, piece in enumerate(pieces):
                 try:
                     out.append(build(piece, where, f"{i}_{k}" if k else i))
                 except EmptySchemaError as exc:
                     empty.append(exc)
-        finally:
-            self.ctx.permissive = permissive
         return out
 
     def _met_branch(self, outer: dict[str, Any], b: Any, where: str) -> Any:
