@@ -1,11 +1,11 @@
 """``$ref`` within a tool's schema: JSON pointers, ``$id`` bases and ``$anchor`` names.
 
 A reference is resolved where it is written: against the ``$id`` around it (JSON Schema's base URI; ``id`` in
-draft 4), to a schema of the same document named by ``$id``, by ``$anchor`` (or draft 6/7 ``"$id": "#name"``),
-or by a JSON pointer into such a schema.  :func:`local_refs` does this once per tool and writes each reference
-as a JSON pointer from the root, so the compiler and the parsers resolve every one alike with
-:func:`follow_pointer`.  A reference to another document is left as written (the compiler refuses it, naming the
-path; nothing is fetched).
+a document that declares draft 3 or 4), to a schema of the same document named by ``$id``, by ``$anchor`` (or
+draft 6/7 ``"$id": "#name"``), or by a JSON pointer into such a schema.  :func:`local_refs` does this once per
+tool and writes each reference as a JSON pointer from the root, so the compiler and the parsers resolve every
+one alike with :func:`follow_pointer`.  A reference to another document is left as written (the compiler
+refuses it, naming the path; nothing is fetched).
 """
 
 from __future__ import annotations
@@ -20,13 +20,20 @@ _DATA = frozenset({"enum", "const", "default", "examples", "example"})
 _MISSING = object()
 
 
-def _ident(node: dict[str, Any]) -> str | None:
-    """A schema's ``$id`` (or draft 4's ``id``, where it is a string: a property named ``id`` is a schema)."""
-    ident = node.get("$id", node.get("id"))
+def _ident(node: dict[str, Any], legacy: bool) -> str | None:
+    """A schema's ``$id``, or in a draft 3/4 document (``legacy``) its ``id`` (later drafts have no ``id``
+    keyword: there it is an unknown member, not a base)."""
+    ident = node.get("$id", node.get("id") if legacy else None)
     return ident if isinstance(ident, str) else None
 
 
-def _index(root: dict[str, Any]) -> dict[str, list[str]]:
+def _legacy(root: dict[str, Any]) -> bool:
+    """Whether ``root`` declares draft 3 or 4 (``$schema``), whose base keyword is ``id``."""
+    declared = root.get("$schema")
+    return isinstance(declared, str) and ("draft-04" in declared or "draft-03" in declared)
+
+
+def _index(root: dict[str, Any], legacy: bool) -> dict[str, list[str]]:
     """The path (pointer parts) of each schema an absolute URI names: ``base`` for an ``$id``, ``base#name`` for
     an anchor, the root under its own base and under :data:`_NO_BASE`."""
     found: dict[str, list[str]] = {_NO_BASE: []}
@@ -38,7 +45,7 @@ def _index(root: dict[str, Any]) -> dict[str, list[str]]:
             return
         if not isinstance(node, dict):
             return
-        ident = _ident(node)
+        ident = _ident(node, legacy)
         if ident is not None and ident.startswith("#"):
             found.setdefault(f"{base}{ident}", parts)
         elif ident is not None:
@@ -58,24 +65,25 @@ def _pointer(parts: list[str]) -> str:
     return "#" + "".join("/" + quote(p.replace("~", "~0").replace("/", "~1"), safe="~!$&'()*+,;=:@") for p in parts)
 
 
-def _needs_bases(node: Any) -> bool:
+def _needs_bases(node: Any, legacy: bool) -> bool:
     """Whether ``node`` has an ``$id``, an ``$anchor`` or a reference other than a JSON pointer."""
     if isinstance(node, list):
-        return any(map(_needs_bases, node))
+        return any(_needs_bases(v, legacy) for v in node)
     if not isinstance(node, dict):
         return False
     ref = node.get("$ref")
-    if isinstance(ref, str) and not (ref == "#" or ref.startswith("#/")) or "$anchor" in node or _ident(node):
+    if isinstance(ref, str) and not (ref == "#" or ref.startswith("#/")) or "$anchor" in node or _ident(node, legacy):
         return True
-    return any(_needs_bases(v) for k, v in node.items() if k not in _DATA)
+    return any(_needs_bases(v, legacy) for k, v in node.items() if k not in _DATA)
 
 
 def local_refs(root: dict[str, Any]) -> dict[str, Any]:
     """``root`` with each ``$ref`` that names a schema of this document written as a JSON pointer from the root
     (resolved where it is written: the module docstring); ``root`` itself when every reference already is one."""
-    if not _needs_bases(root):
+    legacy = _legacy(root)
+    if not _needs_bases(root, legacy):
         return root
-    index = _index(root)
+    index = _index(root, legacy)
 
     def target(ref: str, base: str) -> str | None:
         uri, fragment = (base, ref[1:]) if ref.startswith("#") else urldefrag(urljoin(base, ref))
@@ -94,7 +102,7 @@ def local_refs(root: dict[str, Any]) -> dict[str, Any]:
             return [rewrite(item, base) for item in node]
         if not isinstance(node, dict):
             return node
-        ident = _ident(node)
+        ident = _ident(node, legacy)
         if ident is not None and not ident.startswith("#"):
             base = urldefrag(urljoin(base, ident))[0]
         out = {k: v if k in _DATA else rewrite(v, base) for k, v in node.items()}

@@ -96,3 +96,18 @@ def test_relative_reference_under_an_inner_id_resolves_there() -> None:
     out = local_refs(params)
     inner = follow_pointer(out, out["$defs"]["a"]["properties"]["v"]["$ref"])[0]
     assert inner["type"] == "integer"
+
+
+@pytest.mark.parametrize(("draft", "expected"), [("http://json-schema.org/draft-07/schema#", "integer"),
+                                                 ("http://json-schema.org/draft-04/schema#", "string")])
+def test_id_is_a_base_in_draft_4_only(draft: str, expected: str) -> None:
+    """Draft 4 names a base ``id``; later drafts have no such keyword, so a schema's ``id`` member (common in
+    tool schemas as an unknown key) does not move where its references point."""
+    params = {"$schema": draft, "type": "object", "definitions": {"X": {"type": "integer"}},
+              "properties": {"a": {"id": "http://example.com/thing.json", "type": "object",
+                                   "definitions": {"X": {"type": "string"}},
+                                   "properties": {"b": {"$ref": "#/definitions/X"}}},
+                             "c": {"$anchor": "c", "type": "null"}}}
+    out = local_refs(params)
+    ref = out["properties"]["a"]["properties"]["b"]["$ref"]
+    assert follow_pointer(out, ref)[0] == {"type": expected}
