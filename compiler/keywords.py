@@ -79,7 +79,8 @@ NOTES: dict[str, str] = {
     "minContains": "1 (the default) or without `contains` it constrains nothing and is accepted; otherwise "
                    "unsupported",
     "uniqueItems": "`true` over items of listed values (`enum`, `const`, `boolean`, `null`): each at most once, in "
-                   "any order; over other items: unsupported; `false` is no constraint",
+                   "any order; where no array can repeat an item (`maxItems` 1, a closed tuple of positions that "
+                   "admit no common value) no constraint; over other items: unsupported; `false` is no constraint",
     "if": "written as `anyOf` branches: `then` met with the test, `else` with each part of the test's negation; "
           "the test may use `type`, `const`, `enum`, `not`, `anyOf`, `required`, `properties`, bounds and "
           "lengths (a test with `pattern`, `items`, `multipleOf` ...: unsupported); at most 64 branches; alone "

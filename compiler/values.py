@@ -40,6 +40,7 @@ from .schema import (
     TYPES,
     SchemaContext,
     forbids,
+    may_overlap,
     meet,
     merge_all_of,
     met_branch,
@@ -736,7 +737,11 @@ class ValueBuilder:
         """``uniqueItems: true`` over items of finitely many values (``enum``, ``const``, ``boolean``, ``null``):
         each value at most once, in any order, as many as ``minItems``/``maxItems`` allow.  A rule per set of
         values written so far (at most :data:`MAX_OBJECT_STATES`).  Any other ``uniqueItems: true`` is
-        unsupported: None (``--permissive``: the array without it, a superset)."""
+        unsupported: None (``--permissive``: the array without it, a superset).  Where no array can repeat an item
+        (``maxItems`` 1, or positions of a closed tuple that admit no common value) it constrains nothing: None."""
+        if hi is not None and hi <= 1 or items is False and not any(
+                may_overlap(a, b, self.ctx, path) for n, a in enumerate(prefix) for b in prefix[n + 1:hi]):
+            return None
         values = None if prefix or not isinstance(items, dict) else finite_values(items, self.ctx, f"{path}.items")
         n = 0 if values is None else len(values)
         cap = n if hi is None else min(hi, n)

@@ -73,6 +73,11 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
     "one_of_lengths": ({"type": "string", "oneOf": [{"maxLength": 2}, {"minLength": 2, "maxLength": 3}]},
                        ["", "a", "abc"], ["ab", "abcd"]),
     "not_one_of": ({"type": "integer", "not": {"oneOf": [{"maximum": 5}, {"minimum": 3}]}}, [3, 4, 5], [2, 6, -1]),
+    # uniqueItems where no array can repeat an item: one item at most, or a closed tuple of disjoint positions
+    "unique_single": ({"type": "array", "items": {"type": "string"}, "maxItems": 1, "uniqueItems": True},
+                      [[], ["a"]], [["a", "b"], [1]]),
+    "unique_positions": ({"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False,
+                      "uniqueItems": True}, [["a", 1], ["a"], []], [["a", "b"], ["a", 1, 2]]),
     # unevaluated* beside disjoint anyOf/oneOf branches: each branch evaluates its own names (items)
     "uneval_one_of": ({"type": "object", "properties": {"kind": {"enum": ["a", "b"]}}, "required": ["kind"],
                        "oneOf": [{"properties": {"kind": {"const": "a"}, "x": {"type": "integer"}}},
