@@ -90,7 +90,7 @@ def _guard(kind: str, types: list[str] | None) -> str | None:
     return kind if kind in types else None
 
 
-def _read(test: Any, ctx: SchemaContext, path: str) -> dict[str, Any] | bool:
+def read_test(test: Any, ctx: SchemaContext, path: str) -> dict[str, Any] | bool:
     """A condition's test with its ``allOf``/``$ref`` met, or ``True`` (it admits every value) / ``False`` (none)."""
     if test is True or test == {}:
         return True
@@ -107,7 +107,7 @@ def _read(test: Any, ctx: SchemaContext, path: str) -> dict[str, Any] | bool:
 def positive(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]]:
     """Schemas whose union admits what ``test`` admits, each of one type where ``test``'s keywords test types (so
     that met with a typed schema, the branches of the other types drop out)."""
-    test = _read(test, ctx, path)
+    test = read_test(test, ctx, path)
     if isinstance(test, bool):
         return [{}] if test else []
     if "not" in test:  # not N: the values N rejects (when toolgram can write them)
@@ -140,7 +140,7 @@ def positive(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]]:
 def negation(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]] | None:
     """Schemas whose union admits exactly the values ``test`` rejects, or None where toolgram cannot write them
     (a ``pattern``, ``items``, ``additionalProperties`` ...)."""
-    test = _read(test, ctx, path)
+    test = read_test(test, ctx, path)
     if isinstance(test, bool):
         return [] if test else [{}]
     types = _types(test)
@@ -191,8 +191,7 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
                     continue
                 except (SchemaError, UnsupportedSchemaError):
                     return None
-                if isinstance(both, dict) or both is True:
-                    out.append(both if isinstance(both, dict) else {})
+                out.append(both)
         return out if len(out) <= MAX_BRANCHES else None
     if k == "required":
         if not isinstance(v, list):

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
-from .conditional import conjunctions, explicit_policy, negation
-from .schema import SchemaContext, flatten, may_overlap, settle_names
+from ..errors import SchemaError, UnsupportedSchemaError
+from .conditional import conjunctions, explicit_policy, negation, read_test
+from .schema import SchemaContext, may_overlap, settle_names
 
 #: object keywords whose names a branch's negation cannot follow (they open or close the object by name)
 _BY_NAME = ("additionalProperties", "patternProperties", "propertyNames", "unevaluatedProperties")
@@ -46,14 +46,10 @@ def _names_agree(outer: dict[str, Any], raws: list[Any]) -> bool:
 
 
 def _flat(branch: Any, ctx: SchemaContext, path: str) -> Any:
-    """A raw branch with its ``allOf`` / ``$ref`` met (``False``: it admits no value), or None where it is malformed
+    """A raw branch read as a condition's test is (:func:`.conditional.read_test`), or None where it is malformed
     or unsupported (reported where it is built)."""
-    if not isinstance(branch, dict):
-        return branch
     try:
-        return flatten(branch, ctx, path)
-    except EmptySchemaError:
-        return False
+        return read_test(branch, ctx, path)
     except (SchemaError, UnsupportedSchemaError):
         return None
 

@@ -10,6 +10,7 @@ refuses it, naming the path; nothing is fetched).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
@@ -33,31 +34,39 @@ def _legacy(root: dict[str, Any]) -> bool:
     return isinstance(declared, str) and ("draft-04" in declared or "draft-03" in declared)
 
 
+def _inner_base(node: dict[str, Any], base: str, legacy: bool) -> str:
+    """The base URI inside ``node``: its ``$id`` resolved against ``base``, the one around it (``base`` itself
+    where it has none, or only an anchor's ``#name``)."""
+    ident = _ident(node, legacy)
+    return urldefrag(urljoin(base, ident))[0] if ident is not None and not ident.startswith("#") else base
+
+
+def _schemas(root: dict[str, Any], legacy: bool) -> Iterator[tuple[dict[str, Any], str, list[str]]]:
+    """Every object in ``root`` outside data members (:data:`_DATA`), with its base URI (its own ``$id`` resolved
+    against the one around it) and its path's parts, parents first."""
+    stack: list[tuple[Any, str, list[str]]] = [(root, _NO_BASE, [])]
+    while stack:
+        node, base, parts = stack.pop()
+        if isinstance(node, list):
+            stack += [(item, base, [*parts, str(i)]) for i, item in reversed(list(enumerate(node)))]
+            continue
+        if not isinstance(node, dict):
+            continue
+        base = _inner_base(node, base, legacy)
+        yield node, base, parts
+        stack += [(v, base, [*parts, k]) for k, v in reversed(node.items()) if k not in _DATA]
+
+
 def _index(root: dict[str, Any], legacy: bool) -> dict[str, list[str]]:
     """The path (pointer parts) of each schema an absolute URI names: ``base`` for an ``$id``, ``base#name`` for
     an anchor, the root under its own base and under :data:`_NO_BASE`."""
     found: dict[str, list[str]] = {_NO_BASE: []}
-
-    def walk(node: Any, base: str, parts: list[str]) -> None:
-        if isinstance(node, list):
-            for i, item in enumerate(node):
-                walk(item, base, [*parts, str(i)])
-            return
-        if not isinstance(node, dict):
-            return
+    for node, base, parts in _schemas(root, legacy):
         ident = _ident(node, legacy)
-        if ident is not None and ident.startswith("#"):
-            found.setdefault(f"{base}{ident}", parts)
-        elif ident is not None:
-            base = urldefrag(urljoin(base, ident))[0]
-            found.setdefault(base, parts)
+        if ident is not None:
+            found.setdefault(f"{base}{ident}" if ident.startswith("#") else base, parts)
         if isinstance(node.get("$anchor"), str):
             found.setdefault(f"{base}#{node['$anchor']}", parts)
-        for key, value in node.items():
-            if key not in _DATA:
-                walk(value, base, [*parts, key])
-
-    walk(root, _NO_BASE, [])
     return found
 
 
@@ -65,16 +74,14 @@ def _pointer(parts: list[str]) -> str:
     return "#" + "".join("/" + quote(p.replace("~", "~0").replace("/", "~1"), safe="~!$&'()*+,;=:@") for p in parts)
 
 
-def _needs_bases(node: Any, legacy: bool) -> bool:
+def _needs_bases(node: dict[str, Any], legacy: bool) -> bool:
     """Whether ``node`` has an ``$id``, an ``$anchor`` or a reference other than a JSON pointer."""
-    if isinstance(node, list):
-        return any(_needs_bases(v, legacy) for v in node)
-    if not isinstance(node, dict):
-        return False
-    ref = node.get("$ref")
-    if isinstance(ref, str) and not (ref == "#" or ref.startswith("#/")) or "$anchor" in node or _ident(node, legacy):
-        return True
-    return any(_needs_bases(v, legacy) for k, v in node.items() if k not in _DATA)
+    for schema, _, _ in _schemas(node, legacy):
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and not (ref == "#" or ref.startswith("#/")) or "$anchor" in schema or _ident(
+                schema, legacy):
+            return True
+    return False
 
 
 def local_refs(root: dict[str, Any]) -> dict[str, Any]:
@@ -93,8 +100,7 @@ def local_refs(root: dict[str, Any]) -> dict[str, Any]:
         if fragment and not fragment.startswith("/"):
             named = index.get(f"{uri}#{unquote(fragment)}")
             return None if named is None else _pointer(named)
-        node = follow_pointer(root, _pointer(parts))
-        found = follow_pointer(node[0], f"#{fragment}") if node is not None else None
+        found = follow_pointer(_walk(root, parts), f"#{fragment}")
         return None if found is None else _pointer([*parts, *found[1]])
 
     def rewrite(node: Any, base: str) -> Any:
@@ -102,9 +108,7 @@ def local_refs(root: dict[str, Any]) -> dict[str, Any]:
             return [rewrite(item, base) for item in node]
         if not isinstance(node, dict):
             return node
-        ident = _ident(node, legacy)
-        if ident is not None and not ident.startswith("#"):
-            base = urldefrag(urljoin(base, ident))[0]
+        base = _inner_base(node, base, legacy)
         out = {k: v if k in _DATA else rewrite(v, base) for k, v in node.items()}
         if isinstance(node.get("$ref"), str):
             out["$ref"] = target(node["$ref"], base) or node["$ref"]

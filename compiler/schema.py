@@ -660,7 +660,7 @@ def _distributed(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[
         return None  # reported where the branch is built
     if any(may_overlap(a, b, ctx, path) for n, a in enumerate(mets) for b in mets[n + 1:]):
         return None
-    return {key: [m if m is False else {**(m if isinstance(m, dict) else {}), **unevaluated} for m in mets]}
+    return {key: [m if m is False else {**m, **unevaluated} for m in mets]}  # (disjoint: each a dict or False)
 
 
 def arguments_object(params: dict[str, Any], ctx: SchemaContext) -> dict[str, Any]:
