@@ -40,7 +40,7 @@ from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .keys import plain_name
 from .options import Options
-from .regex import json_char, pattern_to_ir, raw_char
+from .regex import json_char, pattern_to_ir, raw_char, writable
 from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of, met_branch
 from .values import (
     END_WS,
@@ -982,7 +982,9 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
         if "pattern" in schema:
             if not isinstance(schema["pattern"], str):
                 return "json"
-            return ("pattern", schema["pattern"], length_bounds(schema, path))
+            if not ctx.permissive or writable(schema["pattern"], length_bounds(schema, path)):
+                return ("pattern", schema["pattern"], length_bounds(schema, path))
+            ctx.unsupported("pattern", path)  # relaxed: raw text of those lengths, as the JSON value builder does
         lo, hi = length_bounds(schema, path)
         if lo == 0 and hi is None:
             return "raw"

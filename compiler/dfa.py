@@ -393,6 +393,7 @@ def _class(ivs: list[int], starts: list[int]) -> str:
 def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -> str:
     """An unambiguous regex for ``e`` (without the empty string when ``nonempty``)."""
     trans, accepting, starts = build_dfa(e, grammar)
+    trans, accepting = minimize(trans, accepting)
     n = len(trans)
     live = _live(trans, accepting)
     if 0 not in live:

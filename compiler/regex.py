@@ -1,9 +1,10 @@
 """JSON-schema ``pattern`` -> grammar IR over the *decoded* string characters.
 
 Supported: literals, ``.``, classes (ranges, negation, ``\\d \\w \\s`` and their negations),
-groups, alternation, greedy or lazy ``? * + {m,n}``, and ``^``/``$`` at the ends.
+groups, alternation, greedy or lazy ``? * + {m,n}``, ``^``/``$`` at the ends, and look-arounds in
+the top-level sequence (met with the text after or before them by product automata).
 Unanchored patterns match anywhere (JSON Schema semantics), so they get any text around them.
-Look-arounds, back-references and anchors inside the pattern raise
+Look-arounds inside groups, back-references and anchors inside the pattern raise
 :class:`UnsupportedSchemaError`.  ``.`` means any character but a newline, as in ECMAScript.
 
 The result is a :class:`CharSpace` expression: the caller says how one decoded character
@@ -19,7 +20,7 @@ from re import _parser as sre  # type: ignore[attr-defined]
 
 from ..errors import EmptySchemaError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
-from .dfa import DfaLimit, intersection
+from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, intersection, minimize
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
 
 MAXCP = 0x10FFFF
@@ -88,6 +89,16 @@ def pattern_to_ir(
         return spell(decoded, char)
     except UnsupportedSchemaError as exc:
         raise UnsupportedSchemaError(exc.message, path) from None
+
+
+def writable(pattern: str, length: tuple[int, int | None] = (0, None)) -> bool:
+    """Whether :func:`pattern_to_ir` can write ``pattern`` with ``length`` (else it raises
+    :class:`UnsupportedSchemaError`; a pattern no string of that length matches is writable: it is empty)."""
+    try:
+        pattern_to_ir(pattern, decoded_char, "", length)
+    except UnsupportedSchemaError as exc:
+        return exc.message.startswith("no string of length")
+    return True
 
 
 #: caps of a patterns' intersection written out (:func:`patterns_to_ir`): DFA states, expression nodes
@@ -224,9 +235,103 @@ def _pattern_ir(pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr
         tree = sre.parse(pattern)
     except Exception as exc:  # re.error
         raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}", path) from None
+    branches = _anchored(list(tree))
+    if any(op in _LOOK for _, _, items in branches for op, _ in items):
+        looking = alt(*(_looking(start, end, items, pattern, path) for start, end, items in branches))
+        return spell(_minimal(looking, pattern, path), char)
     any_text = Rep(char(((0, MAXCP),)), 0, None)
     return alt(*(seq(EMPTY if start else any_text, _seq(items, char, pattern, path), EMPTY if end else any_text)
-                 for start, end, items in _anchored(list(tree))))
+                 for start, end, items in branches))
+
+
+_LOOK = (c.ASSERT, c.ASSERT_NOT)
+_ANY_TEXT = Rep(Chars(((0, MAXCP),), False), 0, None)
+
+
+def _looking(start: bool, end: bool, items: list, pattern: str, path: str | None) -> Expr:
+    """The decoded language of one top-level branch whose sequence holds look-arounds (``(?=…)``,
+    ``(?!…)``, ``(?<=…)``, ``(?<!…)``).  A look-behind tests all the text before its place: the last one
+    meets (or, negated, strips) the branch's head with ``Σ*·test``; a look-ahead tests all the text after
+    it: the first one meets the rest with ``test·Σ*``.  Exact, by product automata
+    (:data:`MAX_MEET_STATES`), when every look-behind comes before every look-ahead (adjacent ones are
+    swapped: both are zero-width); the other order, and a look-around inside a group or a repetition,
+    is refused."""
+    items = _behind_first(items)
+    behind = [i for i, (op, av) in enumerate(items) if op in _LOOK and av[0] == -1]
+    ahead = [i for i, (op, av) in enumerate(items) if op in _LOOK and av[0] == 1]
+    if behind and ahead and ahead[0] < behind[-1]:
+        raise UnsupportedSchemaError(f"pattern {pattern!r}: a look-behind after a look-ahead", path)
+    if behind:
+        k = behind[-1]
+        op, (_, sub) = items[k]
+        parts = _anchored(list(sub))
+        if any(b_end for _, b_end, _ in parts) and not (end and k == len(items) - 1):
+            raise UnsupportedSchemaError(f"pattern {pattern!r}: $ inside a look-behind before the end", path)
+        test = alt(*(_looking(b_start, True, _only(b_items, -1, pattern, path), pattern, path)
+                     for b_start, _, b_items in parts))
+        head = _meet(_looking(start, True, items[:k], pattern, path), test, op == c.ASSERT_NOT, pattern, path)
+        return seq(head, _looking(True, end, items[k + 1:], pattern, path))
+    head = seq(EMPTY if start else _ANY_TEXT, _seq(items[:ahead[0]] if ahead else items, decoded_char, pattern, path))
+    if not ahead:
+        return seq(head, EMPTY if end else _ANY_TEXT)
+    k = ahead[0]
+    op, (_, sub) = items[k]
+    parts = _anchored(list(sub))
+    if any(b_start for b_start, _, _ in parts) and not (start and k == 0):
+        raise UnsupportedSchemaError(f"pattern {pattern!r}: ^ inside a look-ahead after the start", path)
+    test = alt(*(_looking(True, b_end, _only(b_items, 1, pattern, path), pattern, path) for _, b_end, b_items in parts))
+    return seq(head, _meet(_looking(True, end, items[k + 1:], pattern, path), test, op == c.ASSERT_NOT, pattern, path))
+
+
+def _behind_first(items: list) -> list:
+    """``items`` with each run of adjacent look-arounds reordered look-behinds first (zero-width: the
+    same language)."""
+    out: list = []
+    run: list = []
+    for item in [*items, None]:
+        if item is not None and item[0] in _LOOK:
+            run.append(item)
+            continue
+        out.extend(sorted(run, key=lambda i: i[1][0]))
+        run = []
+        if item is not None:
+            out.append(item)
+    return out
+
+
+def _only(items: list, direction: int, pattern: str, path: str | None) -> list:
+    """A look-around's body, whose own look-arounds must look the same way (a look-behind inside a
+    look-ahead would see text before the look-ahead's body, which the body's expression does not hold)."""
+    if any(op in _LOOK and av[0] != direction for op, av in items):
+        raise UnsupportedSchemaError(f"pattern {pattern!r}: a look-around facing the other way inside a look-around",
+                                     path)
+    return items
+
+
+def _minimal(e: Expr, pattern: str, path: str | None) -> Expr:
+    """Decoded ``e`` written back from its minimal DFA: one unambiguous expression, which every dialect and
+    the strict parser's linear-time terminals can hold (the text around a look-around's meet no longer
+    multiplies its states when a matcher determinizes it); :class:`UnsupportedSchemaError` past the caps."""
+    try:
+        trans, accepting, starts = build_dfa(e)
+        trans, accepting = minimize(trans, accepting)
+        return dfa_expr(trans, accepting, starts, max_states=MAX_MEET_STATES, max_nodes=MAX_MEET_NODES)
+    except DfaLimit as exc:
+        raise UnsupportedSchemaError(f"pattern {pattern!r}: its look-around has no grammar toolgram can "
+                                     f"write ({exc})", path) from None
+
+
+def _meet(base: Expr, test: Expr, negated: bool, pattern: str, path: str | None) -> Expr:
+    """The words of decoded ``base`` that ``test`` matches (does not match, ``negated``), written back as
+    one unambiguous expression; :class:`UnsupportedSchemaError` past the meet caps."""
+    try:
+        trans, labels, starts = build_labeled_dfa((base, test))
+        trans, accepting = minimize(trans, {s for s, lab in enumerate(labels)
+                                            if 0 in lab and (1 in lab) != negated})
+        return dfa_expr(trans, accepting, starts, max_states=MAX_MEET_STATES, max_nodes=MAX_MEET_NODES)
+    except DfaLimit as exc:
+        raise UnsupportedSchemaError(f"pattern {pattern!r}: its look-around has no grammar toolgram can "
+                                     f"write ({exc})", path) from None
 
 
 def _anchored(items: list) -> list[tuple[bool, bool, list]]:

@@ -979,8 +979,14 @@ class ValueBuilder:
                                                                length_bounds(schema, path)))
             except UnsupportedSchemaError:
                 self.ctx.unsupported("format", path)  # (permissive: the pattern alone)
+                fmt = None
         if "pattern" in schema:
-            return self.g.shared(hint, self._pattern(schema, path))
+            try:
+                return self.g.shared(hint, self._pattern(schema, path))
+            except UnsupportedSchemaError:
+                if not self.ctx.permissive:
+                    raise
+                self.ctx.unsupported("pattern", path)  # relaxed: a string of those lengths (the format's)
         lo, hi = length_bounds(schema, path)
         if fmt is not None:
             try:

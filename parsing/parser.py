@@ -67,13 +67,16 @@ def parse(
     max_tool_calls: int | None = None,
     xml_values: str | None = None,
     whitespace: str | None = None,
+    permissive: bool = False,
 ) -> Message:
     """Parse one whole model output into the SPEC section 4 message. Model output never raises;
     bad options or tools raise :class:`~toolgram.errors.ToolgramError`.
 
     ``text`` is ``str`` or UTF-8 ``bytes`` (invalid sequences become U+FFFD), in both modes;
     ``tools=None`` means no tools.  ``xml_values`` and ``whitespace`` choose the grammar of
-    ``mode="strict"``; the lenient parser reads every spelling of both (SPEC section 1)."""
+    ``mode="strict"``; the lenient parser reads every spelling of both (SPEC section 1).
+    ``permissive``: ``mode="strict"`` reads with the grammar ``compile(..., permissive=True)`` writes (schema
+    keywords no grammar can enforce relaxed, not refused); the lenient parser never refuses a schema."""
     text = model_text(text)
     if mode == "strict":
         from .strict import parse_strict
@@ -85,7 +88,7 @@ def parse(
 
         return parse_strict(format, text, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
                             reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls,
-                            xml_values=xml_values, whitespace=whitespace, no_grammar=lenient)
+                            xml_values=xml_values, whitespace=whitespace, permissive=permissive, no_grammar=lenient)
     if mode != "lenient":
         raise OptionError(f"mode must be lenient or strict, got {mode!r}", "mode")
     sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls,

@@ -206,3 +206,21 @@ def test_cli_flags(capsys: pytest.CaptureFixture[str], tools_file: Path, monkeyp
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(HERMES_PRETTY.encode())))
         assert main(["parse", "hermes", "--tools", str(tools_file), "--mode", "strict", *flags]) == 0
         assert len(json.loads(capsys.readouterr().out)["tool_calls"]) == n_calls, flags
+
+
+def test_strict_parse_reads_the_permissive_grammar(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parse --mode strict --permissive`` reads with the relaxed grammar ``compile --permissive`` writes (the
+    flag was accepted and dropped); without it, the schema a grammar cannot enforce is an error naming the path."""
+    params = {"type": "object", "properties": {"v": {"type": "string", "pattern": "^(a)\\1", "maxLength": 3}}}
+    tools_file = tmp_path / "tools.json"
+    tools_file.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": params}}]))
+    text = '<tool_call>\n{"name": "f", "arguments": {"v": "xyz"}}\n</tool_call>'
+    base = ["parse", "hermes", "--tools", str(tools_file), "--mode", "strict"]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(base) != 0
+    assert "properties.v.pattern" in capsys.readouterr().err
+    for value, n_calls in (("xyz", 1), ("wxyz", 0)):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.replace("xyz", value).encode())))
+        assert main([*base, "--permissive"]) == 0
+        assert len(json.loads(capsys.readouterr().out)["tool_calls"]) == n_calls, value

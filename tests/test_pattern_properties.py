@@ -88,6 +88,9 @@ CASES = {
     "names_declared": {"properties": {"a": INTS, "b": INTS}, "required": ["a"],
                        "propertyNames": {"enum": ["a", "x1"]}, "additionalProperties": True},
     "names_length": {"propertyNames": {"maxLength": 1, "type": "string"}},
+    # look-arounds: x1 takes the pattern's schema, x2 the extra keys'; every key but b
+    "look_ahead": {"patternProperties": {"^x(?!2)": INTS}, "additionalProperties": BOOLS},
+    "names_look": {"propertyNames": {"pattern": "^(?!b$)"}, "additionalProperties": True},
 }
 
 
@@ -114,7 +117,7 @@ def test_nested_object_with_pattern_properties() -> None:
 
 
 def test_unenforceable_pattern_is_refused_with_its_path() -> None:
-    params = {"type": "object", "patternProperties": {"^(?=x)": INTS}, "additionalProperties": False}
+    params = {"type": "object", "patternProperties": {"^(x)\\1": INTS}, "additionalProperties": False}
     with pytest.raises(ToolgramError, match=r"parameters\.patternProperties"):
         compile("hermes", [tool("f", params)], dialect="lark")
     bundle = compile("hermes", [tool("f", params)], dialect="lark", permissive=True)

@@ -169,6 +169,13 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
     "pat_open": ({"type": "string", "pattern": "[0-9]", "maxLength": 3}, ["1", "a1b"], ["abc", "a123"]),
     "pat_anchor": ({"type": "string", "pattern": "^dev|alpha|stable$"},
                    ["dev", "dev-1", "alpha", "x-alpha-y", "stable", "old-stable"], ["xdev", "stable-1", "beta"]),
+    # look-arounds in a pattern's top-level sequence (met with the rest of the text, or stripped of it)
+    "look_reserved": ({"type": "string", "pattern": "^(?!(dev|test)$)[a-z]+$"},
+                      ["devs", "tes", "prod", "testy"], ["dev", "test", "", "Dev"]),
+    "look_password": ({"type": "string", "pattern": "^(?=.*[A-Z])(?=.*[0-9]).{4,}$"},
+                      ["aB3d", "1234A", "Z9 x"], ["abcd", "AB1", "abc1", "ABCD"]),
+    "look_behind": ({"type": "string", "pattern": "(?<!a)b"}, ["b", "cb", "abcb", "bab"], ["ab", "", "aab"]),
+    "look_ahead_open": ({"type": "string", "pattern": "v(?=[0-9])"}, ["v1", "xv2.0", "vav9"], ["v", "va", "V1"]),
 }
 #: JSON, Python literals, Gemma 4, XML raw values
 VALUE_FORMATS = ["hermes", "pythonic", "gemma4", "qwen3_coder"]
@@ -279,6 +286,25 @@ def test_permissive_meet_keeps_a_superset() -> None:
     for value, ok in [("ab", True), ("axb", True), ("ac", True), ("b", False), ("cb", False)]:
         text = render_calls("hermes", [("f", {"v": value})])
         assert {accepted for accepted, _ in engine_results(bundle, text).values()} == {ok}, value
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+@pytest.mark.parametrize("pattern", ["^(a)\\1", "^(ab|c)+$"])
+def test_permissive_relaxes_an_unwritable_pattern(fmt: str, pattern: str) -> None:
+    """A pattern no grammar can hold (a back-reference; a shape whose length intersection cannot be written) is
+    refused with its path; under ``--permissive`` it is relaxed to the strings of its lengths (a superset), in
+    the JSON and the XML raw-value builders alike, and the strict parser reads what the grammar admits."""
+    schema = {"type": "string", "pattern": pattern, "minLength": 2, "maxLength": 5}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}]
+    with pytest.raises(UnsupportedSchemaError, match=r"properties\.v\.pattern"):
+        compile(fmt, tools, dialect="lark")
+    bundle = compile(fmt, tools, dialect="lark", tool_choice="required", permissive=True)
+    assert bundle.relaxed == [{"path": "$[0].function.parameters.properties.v.pattern", "feature": "pattern"}]
+    for value, ok in [("aa", True), ("abab", True), ("xyz", True), ("a", False), ("abcdef", False)]:
+        text = render_calls(fmt, [("f", {"v": value})])
+        assert {accepted for accepted, _ in engine_results(bundle, text).values()} == {ok}, value
+        msg = parse_strict(fmt, text, tools, tool_choice="required", permissive=True)
+        assert bool(msg["tool_calls"]) == ok, (value, msg)
 
 
 BOUND = st.one_of(st.none(), st.decimals(min_value=-50, max_value=50, places=3, allow_nan=False))

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     kwargs = tool_kwargs(args)
     if args.chunk_size is None:
-        print_json(parse(args.format, text, tools, mode=args.mode, **kwargs), args.pretty)
+        print_json(parse(args.format, text, tools, mode=args.mode, permissive=args.permissive, **kwargs), args.pretty)
         return 0
     if args.chunk_size < 1:
         raise OptionError("--chunk-size must be at least 1", "--chunk-size")
