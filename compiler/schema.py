@@ -139,11 +139,15 @@ class SchemaContext:
     relaxed: list[dict[str, str]] = field(default_factory=list)
 
     def resolve(self, ref: str, path: str) -> tuple[Any, str]:
-        """Resolve a ``$ref`` within the tool's schema (:func:`follow_pointer`)."""
+        """Resolve a ``$ref`` within the tool's schema (:func:`follow_pointer`).  A reference to another document
+        is refused (nothing is fetched); permissive, it names any value (``{}``: a superset), listed as relaxed."""
         if not isinstance(ref, str):
             raise SchemaError("$ref must be a string", path)
         found = follow_pointer(self.root, ref)
         if found is None and not ref.startswith("#"):
+            if self.permissive:
+                self.unsupported("$ref", path.removesuffix(".$ref"))
+                return {}, path
             raise UnsupportedSchemaError(f"only a $ref within the tool's schema (a JSON pointer, an $anchor, an "
                                          f"$id in it) is supported, got {ref!r}", path)
         if found is None:

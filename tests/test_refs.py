@@ -1,7 +1,7 @@
 """``$ref`` within a tool's schema (issue 22): JSON pointers percent-decoded, ``$anchor`` names, schemas named
 by ``$id``, each resolved against the ``$id`` around the reference; a reference to another document refused
 with its path.  The grammar and the strict parser enforce the resolved schema; the lenient parser types values
-by it."""
+by it.  Permissive, a reference to another document names any value."""
 
 from __future__ import annotations
 
@@ -84,6 +84,24 @@ def test_another_document_is_refused_with_the_path(ref: str) -> None:
     params = {"$id": "https://example.com/tools/root.json", "type": "object", "properties": {"a": {"$ref": ref}}}
     with pytest.raises(UnsupportedSchemaError, match=r"properties\.a\.\$ref"):
         compile("hermes", [tool("f", params)], dialect="ebnf")
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_another_document_is_any_value_when_permissive(fmt: str) -> None:
+    """Under ``--permissive`` a reference to another document names any value (a superset, listed as relaxed);
+    the keywords beside it still hold, in the grammar and in the strict parser of the same relaxed grammar."""
+    params = {"type": "object", "properties": {"a": {"$ref": "https://example.com/x.json", "type": "integer"},
+                                               "b": {"type": "array", "items": {"$ref": "other.json#/$defs/b"}}}}
+    tools = [tool("f", params)]
+    bundle = compile(fmt, tools, dialect="lark", tool_choice="required", permissive=True)
+    assert bundle.relaxed == [{"path": f"$[0].function.parameters.properties.{k}.$ref", "feature": "$ref"}
+                              for k in ("a", "b.items")]
+    for args, ok in [({"a": 3}, True), ({"b": [1, "s", {"k": None}]}, True), ({"a": "x"}, False)]:
+        text = render_calls(fmt, [("f", args)])
+        verdicts = {k: v for k, (v, _) in engine_results(bundle, text).items()}
+        msg = parse_strict(fmt, text, tools, tool_choice="required", permissive=True)
+        verdicts["strict"] = bool(msg["tool_calls"])
+        assert set(verdicts.values()) == {ok}, (args, verdicts)
 
 
 def test_relative_reference_under_an_inner_id_resolves_there() -> None:
