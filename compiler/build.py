@@ -40,14 +40,13 @@ from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .keys import plain_name
 from .options import Options
-from .regex import json_char, pattern_to_ir, raw_char, writable
+from .regex import Patterns, json_char, pattern_to_ir, raw_char, writable
 from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of, met_branch
 from .values import (
     END_WS,
     GEMMA_KEY_RULE,
     JSON_WS,
     MAX_ITEMS,
-    NOT_STRINGS,
     WS,
     ObjectKeys,
     ValueBuilder,
@@ -58,8 +57,11 @@ from .values import (
     length_bounds,
     object_keys,
     schema_text,
+    string_patterns,
     template_gap,
+    with_format,
     without_not,
+    words_as_patterns,
 )
 
 # ECMAScript's \s, which llama.cpp's trigger patterns use: the call envelope must admit it.
@@ -939,7 +941,7 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             positive = without_not(schema, ctx, path)
         except (SchemaError, UnsupportedSchemaError):
             return "json"  # the JSON value builder reports it with its path
-        return "mixed" if NOT_STRINGS in json.dumps(positive) else _xml_kind(positive, ctx, path, _refs)
+        return _xml_kind(positive, ctx, path, _refs)
     if pending(schema, path):  # if/then/else, dependentSchemas: their anyOf branches
         try:
             expanded = expand(schema, ctx, path)
@@ -977,13 +979,21 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             return _union_kind(kinds, ctx, path)
     if t == "string":
         fmt = format_pattern(schema.get("format"))
-        if fmt is not None and "pattern" not in schema:
+        try:
+            spec = string_patterns(words_as_patterns(schema), path)
+        except SchemaError:
+            return "json"  # the JSON value builder reports it with its path
+        if fmt is not None and spec is None:
             return ("pattern", fmt, length_bounds(schema, path), "format")
-        if "pattern" in schema:
-            if not isinstance(schema["pattern"], str):
-                return "json"
-            if not ctx.permissive or writable(schema["pattern"], length_bounds(schema, path)):
-                return ("pattern", schema["pattern"], length_bounds(schema, path))
+        if spec is not None:
+            spec = spec if fmt is None else with_format(fmt, spec)
+            if isinstance(spec, Patterns) and spec.none and ctx.permissive and not writable(spec, length_bounds(
+                    schema, path)):
+                ctx.unsupported("not", path)  # relaxed: the patterns it must not match dropped, as in JSON
+                spec = spec.all[0] if len(spec.all) == 1 else Patterns(spec.all) if spec.all else None
+        if spec is not None:
+            if not ctx.permissive or writable(spec, length_bounds(schema, path)):
+                return ("pattern", spec, length_bounds(schema, path))
             ctx.unsupported("pattern", path)  # relaxed: raw text of those lengths, as the JSON value builder does
         lo, hi = length_bounds(schema, path)
         if lo == 0 and hi is None:

@@ -25,7 +25,18 @@ from typing import Any
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from .formats import format_pattern
 from .keywords import KEYWORDS
-from .schema import ANNOTATIONS, CONDITIONS, SchemaContext, conditions_of, flatten, meet, settle_names
+from .regex import writable
+from .schema import (
+    ALSO_PATTERNS,
+    ANNOTATIONS,
+    CONDITIONS,
+    NOT_PATTERNS,
+    SchemaContext,
+    conditions_of,
+    flatten,
+    meet,
+    settle_names,
+)
 
 #: the most branches a schema's conditions may spread into (an object body each)
 MAX_BRANCHES = 64
@@ -37,9 +48,11 @@ _TYPED = {
                      "unevaluatedProperties"), "object"),
     **dict.fromkeys(("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains",
                      "maxContains", "additionalItems", "unevaluatedItems"), "array"),
-    **dict.fromkeys(("minLength", "maxLength", "pattern", "format"), "string"),
+    **dict.fromkeys(("minLength", "maxLength", "pattern", "format", ALSO_PATTERNS, NOT_PATTERNS), "string"),
     **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number"),
 }
+#: toolgram's own keywords a test may hold (met into it), negated as their meaning says
+_INTERNAL = (CONDITIONS, ALSO_PATTERNS, NOT_PATTERNS)
 #: the JSON types a value may have (``integer`` is a ``number``)
 _KINDS = ("string", "number", "boolean", "null", "object", "array")
 #: a bound and the bound that admits exactly the values it rejects
@@ -152,7 +165,7 @@ def negation(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]] |
         if other:
             out.append({"type": other if len(other) > 1 else other[0]})
     for k, v in test.items():
-        if k == "type" or k in ANNOTATIONS and k != "format" or k not in KEYWORDS and k != CONDITIONS:
+        if k == "type" or k in ANNOTATIONS and k != "format" or k not in KEYWORDS and k not in _INTERNAL:
             continue
         kind = _TYPED.get(k)
         guard = _guard(kind, types) if kind else None
@@ -222,6 +235,13 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
         return [{low: v + 1}]
     if k == "format" and format_pattern(v) is None:
         return []  # an annotation: it rejects nothing
+    if k in ("pattern", ALSO_PATTERNS):  # a string that fails one of the patterns
+        both = [v] if k == "pattern" else v
+        if not isinstance(both, list) or not all(isinstance(p, str) and writable(p) for p in both):
+            return None
+        return [{NOT_PATTERNS: [p]} for p in both]
+    if k == NOT_PATTERNS:  # it matches one of them
+        return [{"pattern": p} for p in v] if isinstance(v, list) else None
     return None
 
 

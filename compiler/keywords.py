@@ -48,7 +48,8 @@ NOTES: dict[str, str] = {
     "exclusiveMinimum": "integers and numbers",
     "exclusiveMaximum": "integers and numbers",
     "allOf": "merged: properties merged, required joined, types intersected, bounds tightened, enums filtered; "
-             "`prefixItems` met position by position; what cannot be merged is refused with its path "
+             "two `pattern`s both hold; `prefixItems` met position by position; what cannot be merged is refused "
+             "with its path "
              "(`--permissive`: the first branch's keyword alone, relaxed)",
     "oneOf": "exact where the branches are disjoint or each overlapping one can be negated (as a condition's "
              "test is); elsewhere read as `anyOf`, as llama.cpp, xgrammar and llguidance do: a value that more "
@@ -56,9 +57,9 @@ NOTES: dict[str, str] = {
     "$ref": "within the tool's schema: a JSON pointer, an `$anchor`, an `$id` (resolved against the `$id` around "
             "it); another document is not fetched (unsupported); with sibling keywords it means allOf [target, "
             "siblings]",
-    "not": "over `type`, `const` and `enum` (a string that is none of some values: not in Gemma 4 nor in raw XML "
-           "text, nor beside a length or pattern), and over a test `if` could hold (written as the values it "
-           "rejects); any other `not`: unsupported",
+    "not": "over `type`, `const` and `enum` (an untyped value that is no string of some: not in raw XML text), "
+           "over `pattern` (the complement of its automaton), and over a test `if` could hold (written as the "
+           "values it rejects); any other `not`: unsupported",
     "format": "date-time, date, time, duration, email, hostname, ipv4, ipv6, uuid, uri (RFC grammars); "
               "other formats are annotations; beside a `pattern`: the strings both admit (their automata's "
               "product; refused past 200 states)",
@@ -82,8 +83,8 @@ NOTES: dict[str, str] = {
                    "any order; where no array can repeat an item (`maxItems` 1, a closed tuple of positions that "
                    "admit no common value) no constraint; over other items: unsupported; `false` is no constraint",
     "if": "written as `anyOf` branches: `then` met with the test, `else` with each part of the test's negation; "
-          "the test may use `type`, `const`, `enum`, `not`, `anyOf`, `required`, `properties`, bounds and "
-          "lengths (a test with `pattern`, `items`, `multipleOf` ...: unsupported); at most 64 branches; alone "
+          "the test may use `type`, `const`, `enum`, `not`, `anyOf`, `required`, `properties`, bounds, "
+          "lengths and `pattern` (a test with `items`, `multipleOf` ...: unsupported); at most 64 branches; alone "
           "it constrains nothing",
     "then": "with `if` (see `if`); a name it declares is declared in its branch, as an `allOf` branch's",
     "else": "with `if` (see `if`)",

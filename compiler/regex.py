@@ -17,6 +17,7 @@ from collections.abc import Callable
 from functools import cache, lru_cache
 from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre  # type: ignore[attr-defined]
+from typing import NamedTuple
 
 from ..errors import EmptySchemaError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
@@ -72,14 +73,25 @@ _CATEGORIES = {
 }
 
 
+class Patterns(NamedTuple):
+    """The strings that match every pattern of ``all`` and none of ``none`` (a string schema's ``pattern``
+    met with another, or with a negated one: ``not``, a condition's else)."""
+
+    all: tuple[str, ...]
+    none: tuple[str, ...] = ()
+
+
 def pattern_to_ir(
-    pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr], path: str,
+    pattern: str | Patterns, char: Callable[[tuple[tuple[int, int], ...]], Expr], path: str,
     length: tuple[int, int | None] = (0, None),
 ) -> Expr:
-    """The language of strings matching ``pattern``; ``char(ranges)`` spells one character from ``ranges``.
+    """The language of strings matching ``pattern`` (or a :class:`Patterns`: :func:`patterns_to_ir`);
+    ``char(ranges)`` spells one character from ``ranges``.
     ``length``: only strings of that many characters (``minLength``/``maxLength``; an
     :class:`UnsupportedSchemaError` when the pattern's shape does not allow the intersection).
     Built once per pattern and spelling (a format's call-id pattern recurs in every call)."""
+    if isinstance(pattern, Patterns):
+        return patterns_to_ir(pattern.all, char, path, length, pattern.none)
     try:
         if length == (0, None):
             return _pattern_ir(pattern, char)
@@ -91,13 +103,15 @@ def pattern_to_ir(
         raise UnsupportedSchemaError(exc.message, path) from None
 
 
-def writable(pattern: str, length: tuple[int, int | None] = (0, None)) -> bool:
+def writable(pattern: str | Patterns, length: tuple[int, int | None] = (0, None)) -> bool:
     """Whether :func:`pattern_to_ir` can write ``pattern`` with ``length`` (else it raises
     :class:`UnsupportedSchemaError`; a pattern no string of that length matches is writable: it is empty)."""
     try:
         pattern_to_ir(pattern, decoded_char, "", length)
     except UnsupportedSchemaError as exc:
         return exc.message.startswith("no string of length")
+    except EmptySchemaError:
+        return True
     return True
 
 
@@ -108,16 +122,17 @@ MAX_MEET_NODES = 20_000
 
 def patterns_to_ir(
     patterns: tuple[str, ...], char: Callable[[tuple[tuple[int, int], ...]], Expr], path: str,
-    length: tuple[int, int | None] = (0, None),
+    length: tuple[int, int | None] = (0, None), excluded: tuple[str, ...] = (),
 ) -> Expr:
-    """The strings matching every one of ``patterns`` (a ``format``'s and a ``pattern``), of ``length`` characters
-    (restricted on the last pattern, as :func:`pattern_to_ir` does): the product of their automata, written
-    back as one unambiguous expression.  :class:`UnsupportedSchemaError` at ``path`` past
-    :data:`MAX_MEET_STATES` / :data:`MAX_MEET_NODES`; :class:`~toolgram.errors.EmptySchemaError` when no
-    string matches them all."""
+    """The strings matching every one of ``patterns`` (a ``format``'s and a ``pattern``) and none of ``excluded``,
+    of ``length`` characters (restricted on the last pattern, as :func:`pattern_to_ir` does; with none, on the
+    result): the product of their automata, written back as one unambiguous expression.
+    :class:`UnsupportedSchemaError` at ``path`` past :data:`MAX_MEET_STATES` / :data:`MAX_MEET_NODES`;
+    :class:`~toolgram.errors.EmptySchemaError` when no string matches them all."""
+    shown = [*patterns, *(f"not {x}" for x in excluded)]
     try:
-        decoded = [_pattern_ir(p, decoded_char) for p in patterns]
-        if length != (0, None):
+        decoded = [_pattern_ir(p, decoded_char) for p in patterns] or [_ANY_TEXT]
+        if length != (0, None) and patterns:
             last = restrict_length(decoded[-1], length[0], length[1], patterns[-1])
             if last is None:
                 raise EmptySchemaError(f"no string of length {length[0]}..{length[1]} matches {patterns[-1]!r}", path)
@@ -125,12 +140,18 @@ def patterns_to_ir(
         met = decoded[0]
         for d in decoded[1:]:
             met = intersection(met, d, max_states=MAX_MEET_STATES, max_nodes=MAX_MEET_NODES)
+        for x in excluded:
+            met = _meet(met, _pattern_ir(x, decoded_char), True, x, path)
+        if length != (0, None) and not patterns:
+            met = restrict_length(met, length[0], length[1], " and ".join(shown))
+            if met is None:
+                raise EmptySchemaError(f"no string of length {length[0]}..{length[1]} matches {shown!r}", path)
     except DfaLimit as exc:
-        raise UnsupportedSchemaError(f"the patterns {list(patterns)!r} together: {exc}", path) from None
+        raise UnsupportedSchemaError(f"the patterns {shown!r} together: {exc}", path) from None
     except UnsupportedSchemaError as exc:
         raise UnsupportedSchemaError(exc.message, path) from None
     if met == Chars(()):
-        raise EmptySchemaError(f"no string matches all of {list(patterns)!r}", path)
+        raise EmptySchemaError(f"no string matches all of {shown!r}", path)
     return spell(met, char)
 
 
@@ -330,8 +351,8 @@ def _meet(base: Expr, test: Expr, negated: bool, pattern: str, path: str | None)
                                             if 0 in lab and (1 in lab) != negated})
         return dfa_expr(trans, accepting, starts, max_states=MAX_MEET_STATES, max_nodes=MAX_MEET_NODES)
     except DfaLimit as exc:
-        raise UnsupportedSchemaError(f"pattern {pattern!r}: its look-around has no grammar toolgram can "
-                                     f"write ({exc})", path) from None
+        raise UnsupportedSchemaError(f"pattern {pattern!r}: the strings it {'excludes' if negated else 'tests'} "
+                                     f"have no grammar toolgram can write ({exc})", path) from None
 
 
 def _anchored(items: list) -> list[tuple[bool, bool, list]]:

@@ -247,6 +247,10 @@ def forbids(schema: Any) -> bool:
 #: where :func:`in_place_parts` keeps the conditions of the parts it meets (``if``/``then``/``else``,
 #: ``dependentSchemas``, the schema form of ``dependencies``: :func:`conditions_of`); :func:`meet` joins them
 CONDITIONS = "$toolgram:conditions"
+#: a string schema's patterns beyond its ``pattern`` (:func:`meet` of two), and the patterns it must not match
+#: (a negated ``pattern``: ``not``, a condition's else, a split ``oneOf``), read together by the string builders
+ALSO_PATTERNS = "$toolgram:also-patterns"
+NOT_PATTERNS = "$toolgram:not-patterns"
 
 
 def conditions_of(schema: dict[str, Any], path: str = "$") -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -363,6 +367,10 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | N
             for name, sub in v.items():
                 both[name] = sub if name not in both or both[name] == sub else {"allOf": [both[name], sub]}
             out[k] = both
+        elif k == "pattern" and isinstance(mine, str) and isinstance(v, str):
+            out[ALSO_PATTERNS] = list(dict.fromkeys([*out.get(ALSO_PATTERNS, []), v]))  # both hold
+        elif k in (ALSO_PATTERNS, NOT_PATTERNS) and isinstance(mine, list) and isinstance(v, list):
+            out[k] = list(dict.fromkeys([*mine, *v]))
         elif k == "required":
             if not isinstance(mine, list) or not isinstance(v, list):
                 raise SchemaError("required must be an array of property names", f"{path}.required")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -33,10 +34,12 @@ from .keys import (
     python_key_body,
 )
 from .multiples import exact_decimal, integer_step, multiples
-from .regex import decoded_char, json_char, pattern_to_ir, patterns_to_ir, python_char, raw_char, spell
+from .regex import Patterns, decoded_char, json_char, pattern_to_ir, python_char, raw_char, spell, writable
 from .schema import (
+    ALSO_PATTERNS,
     ANNOTATIONS,
     CONDITIONS,
+    NOT_PATTERNS,
     TYPES,
     SchemaContext,
     forbids,
@@ -973,16 +976,21 @@ class ValueBuilder:
         if NOT_STRINGS in schema:
             return self._string_not(schema, path, hint)
         fmt = format_pattern(schema.get("format"))
-        if fmt is not None and "pattern" in schema:
+        spec = string_patterns(schema, path)
+        if fmt is not None and spec is not None:
             try:  # both: the intersection of their automata
-                return self.g.shared(hint, self.pattern_string((fmt, _pattern_text(schema, path)), f"{path}.format",
+                return self.g.shared(hint, self.pattern_string(with_format(fmt, spec), f"{path}.format",
                                                                length_bounds(schema, path)))
             except UnsupportedSchemaError:
-                self.ctx.unsupported("format", path)  # (permissive: the pattern alone)
+                self.ctx.unsupported("format", path)  # (permissive: the patterns alone)
                 fmt = None
-        if "pattern" in schema:
+        if isinstance(spec, Patterns) and spec.none and self.ctx.permissive and not writable(spec,
+                                                                                          length_bounds(schema, path)):
+            self.ctx.unsupported("not", path)  # relaxed: the patterns it must not match dropped (a superset)
+            spec = string_patterns({k: v for k, v in schema.items() if k != NOT_PATTERNS}, path)
+        if spec is not None:
             try:
-                return self.g.shared(hint, self._pattern(schema, path))
+                return self.g.shared(hint, self.pattern_string(spec, f"{path}.pattern", length_bounds(schema, path)))
             except UnsupportedSchemaError:
                 if not self.ctx.permissive:
                     raise
@@ -1000,34 +1008,30 @@ class ValueBuilder:
     def _string_not(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         """A string that is none of the values ``not`` excludes (:data:`NOT_STRINGS`), in any spelling (the
         excluded-name rule of undeclared keys, :mod:`.keys`); beside a length, a ``pattern`` or a ``format``,
-        or in Gemma 4: unsupported (permissive: the string without the exclusion)."""
+        or in Gemma 4: each value becomes a pattern the string must not match (:data:`NOT_PATTERNS`)."""
         words = tuple(schema[NOT_STRINGS])
         rest = {k: v for k, v in schema.items() if k != NOT_STRINGS}
-        if self.syntax == "gemma" or any(k in rest for k in ("minLength", "maxLength", "pattern")) or \
+        if self.syntax == "gemma" or any(k in rest for k in ("minLength", "maxLength", "pattern", ALSO_PATTERNS,
+                                                                NOT_PATTERNS)) or \
                 format_pattern(rest.get("format")) is not None:
-            self.ctx.unsupported("not", path)
-            return self._t_string(rest, path, hint)
+            return self._t_string(words_as_patterns(schema), path, hint)
         if self.syntax == "json":
             body: Expr = seq(Lit('"'), json_key_body(words), Lit('"'))
         else:
             body = alt(*(seq(Lit(q), python_key_body(words, q), Lit(q)) for q in "'\""))
         return self.g.shared(hint, Token(body, "STRING"))
 
-    def _pattern(self, schema: dict[str, Any], path: str) -> Expr:
-        return self.pattern_string(_pattern_text(schema, path), f"{path}.pattern", length_bounds(schema, path))
-
-    def pattern_string(self, pattern: str | tuple[str, ...], where: str, length: tuple[int, int | None] = (0, None),
+    def pattern_string(self, pattern: str | Patterns, where: str, length: tuple[int, int | None] = (0, None),
                        vetted: bool = False) -> Expr:
-        """A string matching ``pattern`` (ECMAScript syntax; a ``format``'s pattern too; a tuple: all of them),
+        """A string matching ``pattern`` (ECMAScript syntax; a ``format``'s pattern too; :class:`Patterns`: all of
+        them and none of its others),
         of ``length`` characters, in this builder's syntax: one token.  A schema's own pattern names its
         ``where`` on the token (Lark prints it through a DFA when a backtracking matcher could take
         exponential time on it); a ``vetted`` one (:mod:`.formats`: only bounded repetitions are ambiguous)
         and an intersection (already a DFA's unambiguous expression) are printed as they are."""
-        tag = "" if vetted or isinstance(pattern, tuple) else where
+        tag = "" if vetted or isinstance(pattern, Patterns) else where
 
         def body(char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
-            if isinstance(pattern, tuple):
-                return patterns_to_ir(pattern, char, where, length)
             return pattern_to_ir(pattern, char, where, length)
 
         if self.syntax == "json":
@@ -1183,6 +1187,30 @@ def _pattern_text(schema: dict[str, Any], path: str) -> str:
     if not isinstance(pattern, str):
         raise SchemaError("pattern must be a string", f"{path}.pattern")
     return pattern
+
+
+def string_patterns(schema: dict[str, Any], path: str) -> str | Patterns | None:
+    """What a string schema's patterns admit: its ``pattern`` alone, or a :class:`Patterns` with the others a
+    meet gave it (:data:`ALSO_PATTERNS`) and those a negation forbids (:data:`NOT_PATTERNS`); None without any."""
+    mine = ((_pattern_text(schema, path),) if "pattern" in schema else ()) + tuple(schema.get(ALSO_PATTERNS, ()))
+    none = tuple(schema.get(NOT_PATTERNS, ()))
+    if not none and len(mine) <= 1:
+        return mine[0] if mine else None
+    return Patterns(tuple(dict.fromkeys(mine)), tuple(dict.fromkeys(none)))
+
+
+def words_as_patterns(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the strings ``not`` excludes (:data:`NOT_STRINGS`) as patterns it must not match, each the
+    whole text (for a builder that meets them with other patterns, or spells raw text)."""
+    if NOT_STRINGS not in schema:
+        return schema
+    rest = {k: v for k, v in schema.items() if k != NOT_STRINGS}
+    return {**rest, NOT_PATTERNS: [*rest.get(NOT_PATTERNS, []), *(f"^{re.escape(w)}$" for w in schema[NOT_STRINGS])]}
+
+
+def with_format(fmt: str, spec: str | Patterns) -> Patterns:
+    """``spec`` met with a ``format``'s pattern."""
+    return Patterns((fmt, spec), ()) if isinstance(spec, str) else Patterns((fmt, *spec.all), spec.none)
 
 
 def without_not(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[str, Any]:

@@ -157,16 +157,25 @@ def test_key_classes_are_disjoint_and_exact() -> None:
 
 
 def test_unmergeable_schemas_refused_or_relaxed_to_a_superset() -> None:
-    """A declared name whose pattern brings a second ``pattern``: no one grammar holds both (strict: refused
+    """A declared name whose pattern brings a second ``format``: no one grammar holds both (strict: refused
     with the path); ``--permissive`` keeps the property's schema alone, a superset, and says so."""
-    params = {"type": "object", "properties": {"ab": {"type": "string", "pattern": "^a"}},
-              "patternProperties": {"b$": {"type": "string", "pattern": "b$"}}}
+    params = {"type": "object", "properties": {"ab": {"type": "string", "format": "uuid"}},
+              "patternProperties": {"b$": {"type": "string", "format": "email"}}}
     with pytest.raises(ToolgramError, match=r"parameters\.properties\.ab"):
         compile("hermes", [tool("f", params)], dialect="lark")
     bundle = compile("hermes", [tool("f", params)], dialect="ebnf", permissive=True, tool_choice="required")
     assert {"path": "$[0].function.parameters.patternProperties", "feature": "patternProperties"} in bundle.relaxed
-    results = engine_results(bundle, render_calls("hermes", [("f", {"ab": "a-b"})]))
+    results = engine_results(bundle, render_calls("hermes", [("f", {"ab": "123e4567-e89b-12d3-a456-426614174000"})]))
     assert all(ok for ok, _ in results.values()), results
+
+
+def test_two_patterns_meet() -> None:
+    """A declared name whose pattern brings a second ``pattern``: the value matches both (their automata's
+    product), in every engine and the strict parser."""
+    params = {"type": "object", "properties": {"ab": {"type": "string", "pattern": "^a"}},
+              "patternProperties": {"b$": {"type": "string", "pattern": "b$"}}}
+    for value, ok in [("a-b", True), ("ab", True), ("a-c", False), ("b", False)]:
+        assert set(_verdicts("hermes", params, {"ab": value}).values()) == {ok}, value
 
 
 
