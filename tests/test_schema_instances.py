@@ -50,7 +50,9 @@ def object_schemas(draw: st.DrawFn) -> dict:
     def tests(a: str) -> st.SearchStrategy[dict]:
         return st.sampled_from([{"required": [a]}, {"properties": {a: {"type": "null"}}},
                                 {"properties": {a: {"type": ["string", "boolean"]}}, "required": [a]},
-                                {"not": {"required": [a]}}, {"minProperties": 2}])
+                                {"not": {"required": [a]}}, {"minProperties": 2},
+                                {"properties": {a: {"type": "string", "pattern": "^a"}}, "required": [a]},
+                                {"properties": {a: {"not": {"pattern": "b"}}}}])
 
     if names and draw(st.booleans()):  # exactly one of two tests on declared names (oneOf, the branches split)
         params["oneOf"] = [draw(tests(draw(st.sampled_from(names)))) for _ in range(2)]

@@ -301,6 +301,7 @@ def test_patterns_meet_and_negate(fmt: str) -> None:
                 ["ax", "xb"], ["ab", "x"]),
         "fmt_not": ({"type": "string", "format": "ipv4", "not": {"pattern": "^127\\."}},
                     ["10.0.0.1"], ["127.0.0.1", "x"]),
+        "fmt_pat": ({"type": "string", "format": "ipv4", "pattern": "^10\\."}, ["10.0.0.1"], ["11.0.0.1", "10.x"]),
     }
     cond = {"type": "object", "properties": {"k": {"type": "string"}, "v": {"type": "string"}}, "required": ["k", "v"],
             "if": {"properties": {"k": {"pattern": "^num"}}}, "then": {"properties": {"v": {"pattern": "^[0-9]+$"}}}}
