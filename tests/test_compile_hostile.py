@@ -115,7 +115,7 @@ def test_depth_limit_boundary_compiles(dialect: str) -> None:
 
 
 @pytest.mark.parametrize(("keyword", "relaxed"), [
-    ({"not": {"pattern": "^a"}}, ["not"]), ({"if": {"pattern": "^a"}, "then": {"maxLength": 3}}, ["if"]),
+    ({"not": {"pattern": "^(a)\\1"}}, ["not"]), ({"if": {"pattern": "^(a)\\1"}, "then": {"maxLength": 3}}, ["if"]),
     ({"contains": {"const": 1}, "minContains": 2}, ["minContains"]), ({"type": ["string", "foo"]}, None)])
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_xml_raw_strings_keep_the_keyword_rules(fmt: str, keyword: Any, relaxed: list[str] | None) -> None:
@@ -127,6 +127,17 @@ def test_xml_raw_strings_keep_the_keyword_rules(fmt: str, keyword: Any, relaxed:
     if relaxed is not None:
         bundle = compile(fmt, tools, dialect="gbnf", tool_choice="required", permissive=True)
         assert [r["feature"] for r in bundle.relaxed] == relaxed
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_negated_pattern_in_every_format(fmt: str) -> None:
+    """A negated pattern (``not``, an ``if`` test's else) holds in every format, raw XML text and Gemma 4 too."""
+    schema = {"type": "string", "not": {"pattern": "^a"}, "if": {"pattern": "b$"}, "then": {"maxLength": 2}}
+    tools = [tool("t", params({"x": schema}))]
+    bundle = compile(fmt, tools, dialect="lark", tool_choice="required")
+    for value, ok in [("b", True), ("xyz", True), ("xb", True), ("ab", False), ("xyb", False)]:
+        results = engine_results(bundle, render_calls(fmt, [("t", {"x": value})]))
+        assert {accepted for accepted, _ in results.values()} == {ok}, (value, results)
 
 
 # -- names (finding 11) ------------------------------------------------------------------------------
