@@ -1,6 +1,8 @@
-"""Look-arounds in a pattern's top-level sequence: the compiled language is exactly the strings the pattern
-matches anywhere (JSON Schema's unanchored ``pattern``), checked against Python's ``re`` on every string up to
-five characters over a small alphabet, for fixed and random patterns."""
+"""A pattern's syntax as toolgram reads it: the compiled language is exactly the strings the pattern matches
+anywhere (JSON Schema's unanchored ``pattern``), checked on every string up to five characters over a small
+alphabet.  Look-arounds in the top-level sequence (fixed and random patterns, against Python's ``re``);
+ECMAScript's ``\p{…}`` classes, named groups and ``[^]``; the inline flags patterns written for Python or Java
+carry (``(?i)``, ``(?s)``)."""
 
 from __future__ import annotations
 
@@ -19,10 +21,10 @@ ALPHABET = "abc1 "
 WORDS = ["".join(t) for n in range(6) for t in itertools.product(ALPHABET, repeat=n)]
 
 
-def _agrees(pattern: str) -> None:
+def _agrees(pattern: str, oracle_pattern: str | None = None, words: list[str] = WORDS) -> None:
     compiled = re.compile(dfa_regex(pattern_to_ir(pattern, decoded_char, "$")), re.S)
-    oracle = re.compile(pattern.replace("$", r"\Z"))  # ECMAScript's $ is the end of the text
-    wrong = [w for w in WORDS if (compiled.fullmatch(w) is None) != (oracle.search(w) is None)]
+    oracle = re.compile((oracle_pattern or pattern).replace("$", r"\Z"))  # ECMAScript's $ is the end of the text
+    wrong = [w for w in words if (compiled.fullmatch(w) is None) != (oracle.search(w) is None)]
     assert not wrong, f"{pattern!r}: {wrong[:5]}"
 
 
@@ -61,6 +63,40 @@ def test_random_patterns(start: bool, end: bool, parts: list[str]) -> None:
 @pytest.mark.parametrize("pattern", ["^((?!ab).)*$", "(a(?=b))+", "^(a)\\1$", "a(?=b)b(?<=ab)", "(?=(?<=a)b)"])
 def test_refused_with_the_path(pattern: str) -> None:
     """A look-around inside a group or a repetition, and a back-reference, are refused naming the path."""
+    with pytest.raises(ToolgramError) as err:
+        pattern_to_ir(pattern, decoded_char, "$.p.pattern")
+    assert err.value.path == "$.p.pattern"
+
+
+CASED = ["".join(t) for n in range(4) for t in itertools.product("aAbBkK\u212a1\n", repeat=n)]
+
+
+@pytest.mark.parametrize("pattern", ["(?i)ab", "a(?i:b)k", "(?i)[a-b]K", "(?i)[^a]b", "(?i)k", "(?s)a.b", "a.b",
+                                     "(?i:a|b)1", "(?i)^a+$"])
+def test_inline_flags(pattern: str) -> None:
+    """``(?i)`` (global or scoped) matches every case variant, ``(?s)`` lets ``.`` match a newline, as Python reads
+    them (they were ignored: ``(?i)ab`` refused ``AB``)."""
+    _agrees(pattern, words=CASED)
+
+
+LETTERS = ["".join(t) for n in range(4) for t in itertools.product("aÉж1٣_ -", repeat=n)]
+
+
+@pytest.mark.parametrize(("pattern", "oracle"), [
+    ("^\\p{Lu}\\p{Ll}+$", "^É[aж]+$"), ("^[\\p{L}\\d_]+$", "^[aÉж_0-9]+$"), ("^\\P{L}+$", "^[^aÉж]+$"),
+    ("\\p{Nd}", "[1٣]"), ("^\\p{gc=Nd}$", "^[1٣]$"), ("^\\p{Letter}$", "^[aÉж]$"), ("^[^\\p{L}\\p{N}]$", "^[_ -]$"),
+    ("^\\p{Pc}\\p{Zs}?$", "^_ ?$"), ("^(?<word>\\p{L}+)-$", "^[aÉж]+-$"), ("^[^]$", "^[\\s\\S]$"), ("a[]", "(?!)"),
+])
+def test_ecmascript_syntax(pattern: str, oracle: str) -> None:
+    """ECMAScript's Unicode property classes (General_Category, by short or long name, ``gc=``), its named groups
+    ``(?<name>…)`` and its classes ``[^]`` (any character) and ``[]`` (none), which Python's parser refuses."""
+    _agrees(pattern, oracle, LETTERS)
+
+
+@pytest.mark.parametrize("pattern", ["(?m)^a$", "a(?m:^b)", "\\p{Script=Latin}", "\\p{Foo}", "\\p{L"])
+def test_refused_syntax(pattern: str) -> None:
+    """What toolgram cannot read as ECMAScript means is refused naming the path: the multi-line flag, scripts and
+    other Unicode properties."""
     with pytest.raises(ToolgramError) as err:
         pattern_to_ir(pattern, decoded_char, "$.p.pattern")
     assert err.value.path == "$.p.pattern"
