@@ -5,8 +5,8 @@ groups, alternation, greedy or lazy ``? * + {m,n}``, ``^``/``$`` at the ends, an
 the top-level sequence (met with the text after or before them by product automata).
 Unanchored patterns match anywhere (JSON Schema semantics), so they get any text around them.
 ECMAScript syntax Python's parser lacks is translated first (``\\p{…}`` classes, ``(?<name>…)``, ``[^]``, ``[]``:
-:func:`_ecmascript`), and the inline flags ``(?i)``/``(?s)`` of patterns written for Python or Java are applied
-(:func:`_flagged`).  Look-arounds inside groups, back-references, anchors inside the pattern and ``(?m)`` raise
+:mod:`.ecmascript`), and the inline flags ``(?i)``/``(?s)`` of patterns written for Python or Java are
+applied.  Look-arounds inside groups, back-references, anchors inside the pattern and ``(?m)`` raise
 :class:`UnsupportedSchemaError`.  ``.`` means any character but a newline, as in ECMAScript.
 
 The result is a :class:`CharSpace` expression: the caller says how one decoded character
@@ -15,7 +15,6 @@ is spelled (a JSON escape, a Python escape, or raw text that must avoid a delimi
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from functools import cache, lru_cache
 from re import _constants as c  # type: ignore[attr-defined]
@@ -24,56 +23,10 @@ from typing import NamedTuple
 
 from ..errors import EmptySchemaError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
+from .charsets import MAXCP, class_ranges, negate, subtract
 from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, intersection, minimize
+from .ecmascript import ecmascript, flagged
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
-
-MAXCP = 0x10FFFF
-_DIGIT = ((48, 57),)
-_WORD = ((48, 57), (65, 90), (95, 95), (97, 122))
-_SPACE = (
-    (9, 13),
-    (32, 32),
-    (0xA0, 0xA0),
-    (0x1680, 0x1680),
-    (0x2000, 0x200A),
-    (0x2028, 0x2029),
-    (0x202F, 0x202F),
-    (0x205F, 0x205F),
-    (0x3000, 0x3000),
-    (0xFEFF, 0xFEFF),
-)
-
-
-def _negate(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
-    out = []
-    prev = 0
-    for lo, hi in sorted(ranges):
-        if lo > prev:
-            out.append((prev, lo - 1))
-        prev = max(prev, hi + 1)
-    if prev <= MAXCP:
-        out.append((prev, MAXCP))
-    return tuple(out)
-
-
-def _merge(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    out: list[list[int]] = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1] + 1:
-            out[-1][1] = max(out[-1][1], hi)
-        else:
-            out.append([lo, hi])
-    return tuple((a, b) for a, b in out)
-
-
-_CATEGORIES = {
-    c.CATEGORY_DIGIT: _DIGIT,
-    c.CATEGORY_WORD: _WORD,
-    c.CATEGORY_SPACE: _SPACE,
-    c.CATEGORY_NOT_DIGIT: _negate(_DIGIT),
-    c.CATEGORY_NOT_WORD: _negate(_WORD),
-    c.CATEGORY_NOT_SPACE: _negate(_SPACE),
-}
 
 
 class Patterns(NamedTuple):
@@ -168,7 +121,7 @@ def spell(e: Expr, char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
     """A decoded regular expression (of :class:`Chars`, literals, sequences, choices, repetitions)
     with each character spelled by ``char(ranges)``, as a value syntax writes it."""
     if isinstance(e, Chars):
-        return char(e.ranges if not e.negated else _negate(tuple(sorted(e.ranges))))
+        return char(e.ranges if not e.negated else negate(tuple(sorted(e.ranges))))
     if isinstance(e, Lit):
         return seq(*(char(((ord(ch), ord(ch)),)) for ch in e.text))
     if isinstance(e, Seq):
@@ -256,12 +209,12 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str) -> Expr | No
 @lru_cache(maxsize=1024)
 def _pattern_ir(pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr], path: None = None) -> Expr:
     try:
-        tree = sre.parse(_ecmascript(pattern))
+        tree = sre.parse(ecmascript(pattern))
     except UnsupportedSchemaError:
         raise
     except Exception as exc:  # re.error
         raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}", path) from None
-    branches = _anchored(_flagged(list(tree), tree.state.flags, pattern))
+    branches = _anchored(flagged(list(tree), tree.state.flags, pattern))
     if any(op in _LOOK for _, _, items in branches for op, _ in items):
         looking = alt(*(_looking(start, end, items, pattern, path) for start, end, items in branches))
         return spell(_minimal(looking, pattern, path), char)
@@ -360,185 +313,6 @@ def _meet(base: Expr, test: Expr, negated: bool, pattern: str, path: str | None)
                                      f"have no grammar toolgram can write ({exc})", path) from None
 
 
-#: ECMAScript's General_Category values (``\p{L}``, ``\p{Letter}``, ``\p{gc=Lu}``): long name -> short name
-_GENERAL = {
-    "Letter": "L", "Cased_Letter": "LC", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll", "Titlecase_Letter": "Lt",
-    "Modifier_Letter": "Lm", "Other_Letter": "Lo", "Mark": "M", "Combining_Mark": "M", "Nonspacing_Mark": "Mn",
-    "Spacing_Mark": "Mc", "Enclosing_Mark": "Me", "Number": "N", "Decimal_Number": "Nd", "digit": "Nd",
-    "Letter_Number": "Nl", "Other_Number": "No", "Punctuation": "P", "punct": "P", "Connector_Punctuation": "Pc",
-    "Dash_Punctuation": "Pd", "Open_Punctuation": "Ps", "Close_Punctuation": "Pe", "Initial_Punctuation": "Pi",
-    "Final_Punctuation": "Pf", "Other_Punctuation": "Po", "Symbol": "S", "Math_Symbol": "Sm",
-    "Currency_Symbol": "Sc", "Modifier_Symbol": "Sk", "Other_Symbol": "So", "Separator": "Z",
-    "Space_Separator": "Zs", "Line_Separator": "Zl", "Paragraph_Separator": "Zp", "Other": "C", "Control": "Cc",
-    "cntrl": "Cc", "Format": "Cf", "Surrogate": "Cs", "Private_Use": "Co", "Unassigned": "Cn",
-}
-_SHORT = set(_GENERAL.values()) | {"L&"}
-
-
-@cache
-def _categories() -> dict[str, tuple[tuple[int, int], ...]]:
-    """Every code point's General_Category, as ranges per category (Python's Unicode database; read once)."""
-    spans: dict[str, list[tuple[int, int]]] = {}
-    start, current = 0, unicodedata.category(chr(0))
-    for cp in range(1, MAXCP + 2):
-        cat = unicodedata.category(chr(cp)) if cp <= MAXCP else None
-        if cat != current:
-            spans.setdefault(current, []).append((start, cp - 1))
-            start, current = cp, cat
-    return {k: tuple(v) for k, v in spans.items()}
-
-
-def _property(name: str, pattern: str) -> tuple[tuple[int, int], ...]:
-    """The code points of ECMAScript's ``\\p{name}`` (a General_Category, ``Any``, ``ASCII``)."""
-    if name.startswith(("gc=", "General_Category=")):
-        name = name.split("=", 1)[1]
-    if name == "Any":
-        return ((0, MAXCP),)
-    if name == "ASCII":
-        return ((0, 0x7F),)
-    short = _GENERAL.get(name, name)
-    if short not in _SHORT:
-        raise UnsupportedSchemaError(f"pattern {pattern!r}: the Unicode property \\p{{{name}}} is not supported "
-                                     "(General_Category values, Any and ASCII are)")
-    table = _categories()
-    if short in ("LC", "L&"):
-        return _merge([r for c in ("Lu", "Ll", "Lt") for r in table.get(c, ())])
-    return _merge([r for c, rs in table.items() if c.startswith(short) for r in rs])
-
-
-def _ranges_text(ranges: tuple[tuple[int, int], ...]) -> str:
-    return "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
-
-
-def _ecmascript(pattern: str) -> str:
-    """``pattern`` (ECMAScript) in the syntax Python's regex parser reads, where they differ: ``\\p{…}`` /
-    ``\\P{…}`` as the class of their code points, named groups ``(?<name>…)`` as ``(?P<name>…)``, and the
-    classes ``[^]`` (any character) and ``[]`` (none)."""
-    if not any(s in pattern for s in ("\\p", "\\P", "(?<", "[]", "[^]")):
-        return pattern
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern):
-            nxt = pattern[i + 1]
-            if nxt in "pP" and i + 2 < len(pattern) and pattern[i + 2] == "{":
-                end = pattern.find("}", i + 3)
-                if end < 0:
-                    raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: unterminated \\{nxt}{{")
-                ranges = _property(pattern[i + 3:end], pattern)
-                if nxt == "P":
-                    ranges = _negate(ranges)
-                body = _ranges_text(ranges)
-                out.append(body if in_class else f"[{body}]" if body else _NOTHING)
-                i = end + 1
-                continue
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if not in_class and pattern.startswith("[^]", i):
-            out.append("[\\s\\S]")
-            i += 3
-            continue
-        if not in_class and pattern.startswith("[]", i):
-            out.append(_NOTHING)
-            i += 2
-            continue
-        if ch == "[" and not in_class:
-            in_class = True
-            out.append(ch)
-            i += 1
-            if pattern.startswith("^", i):
-                out.append("^")
-                i += 1
-            continue
-        if ch == "]" and in_class:
-            in_class = False
-        if not in_class and pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
-            out.append("(?P<")
-            i += 3
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-#: a class no character is in (``[]``, a ``\\p{…}`` of no code point)
-_NOTHING = "[^\\x00-\\U0010ffff]"
-
-
-@cache
-def _case_groups() -> dict[int, tuple[int, ...]]:
-    """Each cased code point's case variants, itself included (simple case mappings: ``k``, ``K`` and the
-    Kelvin sign ``K`` are one group), as an ignore-case match reads them."""
-    parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
-
-    for cp in range(0x20000):
-        ch = chr(cp)
-        for other in (ch.lower(), ch.upper()):
-            if len(other) == 1 and other != ch:
-                a, b = find(cp), find(ord(other))
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    groups: dict[int, list[int]] = {}
-    for cp in parent:
-        groups.setdefault(find(cp), []).append(cp)
-    out: dict[int, tuple[int, ...]] = {}
-    for root, members in groups.items():
-        every = tuple(sorted({root, *members}))
-        for m in every:
-            out[m] = every
-    return out
-
-
-def _case_closed(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
-    """``ranges`` with every case variant of the characters in them."""
-    cased = _case_groups()
-    extra = [(v, v) for cp in sorted(cased) if any(lo <= cp <= hi for lo, hi in ranges) for v in cased[cp]]
-    return _merge([*ranges, *extra])
-
-
-def _flagged(items: list, flags: int, pattern: str) -> list:
-    """A parsed pattern with the inline flags it sets applied to its nodes: ``(?i)`` (also scoped, ``(?i:…)``) as
-    classes holding every case variant, ``(?s)`` as a ``.`` that matches a newline; ``(?m)`` changes what the
-    anchors mean and is refused.  (ECMAScript has no inline flags; patterns written for Python or Java do.)"""
-    if flags & c.SRE_FLAG_MULTILINE:
-        raise UnsupportedSchemaError(f"pattern {pattern!r}: the multi-line flag (?m) is not supported")
-    if not flags & (c.SRE_FLAG_IGNORECASE | c.SRE_FLAG_DOTALL):
-        return [_flag_node(op, av, flags, pattern) for op, av in items] if any(
-            op in (c.SUBPATTERN, c.BRANCH, c.MAX_REPEAT, c.MIN_REPEAT, *_LOOK) for op, _ in items) else items
-    return [_flag_node(op, av, flags, pattern) for op, av in items]
-
-
-def _flag_node(op, av, flags: int, pattern: str) -> tuple:  # noqa: C901 - one case per opcode
-    fold = flags & c.SRE_FLAG_IGNORECASE
-    if op == c.LITERAL and fold:
-        return (c.IN, [(c.RANGE, r) for r in _case_closed(((av, av),))])
-    if op == c.NOT_LITERAL and fold:
-        return (c.IN, [(c.NEGATE, None), *((c.RANGE, r) for r in _case_closed(((av, av),)))])
-    if op == c.ANY and flags & c.SRE_FLAG_DOTALL:
-        return (c.IN, [(c.RANGE, (0, MAXCP))])
-    if op == c.IN and fold:
-        negate = any(iop == c.NEGATE for iop, _ in av)
-        ranges = _class_ranges([(iop, iav) for iop, iav in av if iop != c.NEGATE], pattern)
-        return (c.IN, [*([(c.NEGATE, None)] if negate else []), *((c.RANGE, r) for r in _case_closed(ranges))])
-    if op == c.SUBPATTERN:
-        group, add, remove, sub = av
-        return (op, (group, 0, 0, _flagged(list(sub), (flags | add) & ~remove, pattern)))
-    if op == c.BRANCH:
-        return (op, (av[0], [_flagged(list(b), flags, pattern) for b in av[1]]))
-    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
-        return (op, (av[0], av[1], _flagged(list(av[2]), flags, pattern)))
-    if op in _LOOK:
-        return (op, (av[0], _flagged(list(av[1]), flags, pattern)))
-    return (op, av)
-
-
 def _anchored(items: list) -> list[tuple[bool, bool, list]]:
     """A pattern's top-level alternatives as ``(anchored at the start, at the end, items)``: ECMAScript
     anchors bind inside an alternation (``^dev|alpha|stable$`` is ``(^dev)|(alpha)|(stable$)``),
@@ -566,13 +340,13 @@ def _node(op, av, char: Callable, pattern: str, path: str) -> Expr:  # noqa: C90
     if op == c.LITERAL:
         return char(((av, av),))
     if op == c.NOT_LITERAL:
-        return char(_negate(((av, av),)))
+        return char(negate(((av, av),)))
     if op == c.ANY:
-        return char(_negate(((10, 10),)))
+        return char(negate(((10, 10),)))
     if op == c.IN:
-        negate = any(iop == c.NEGATE for iop, _ in av)
-        merged = _class_ranges([(iop, iav) for iop, iav in av if iop != c.NEGATE], pattern, path)
-        return char(_negate(merged) if negate else merged)
+        negated = any(iop == c.NEGATE for iop, _ in av)
+        merged = class_ranges([(iop, iav) for iop, iav in av if iop != c.NEGATE], pattern, path)
+        return char(negate(merged) if negated else merged)
     if op == c.SUBPATTERN:
         return _seq(list(av[-1]), char, pattern, path)
     if op == c.BRANCH:
@@ -583,46 +357,11 @@ def _node(op, av, char: Callable, pattern: str, path: str) -> Expr:  # noqa: C90
     raise UnsupportedSchemaError(f"pattern {pattern!r}: {str(op).lower()} cannot be expressed in a grammar", path)
 
 
-def _class_ranges(items: list, pattern: str, path: str | None = None) -> tuple[tuple[int, int], ...]:
-    """The code points a class's items (literals, ranges, ``\\d \\w \\s``) name, merged."""
-    ranges: list[tuple[int, int]] = []
-    for iop, iav in items:
-        if iop == c.LITERAL:
-            ranges.append((iav, iav))
-        elif iop == c.RANGE:
-            ranges.append(iav)
-        elif iop == c.CATEGORY and iav in _CATEGORIES:
-            ranges.extend(_CATEGORIES[iav])
-        else:
-            raise UnsupportedSchemaError(f"pattern {pattern!r}: unsupported class item {iop}", path)
-    return _merge(ranges)
-
-
-def subtract(ranges: tuple[tuple[int, int], ...], remove: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
-    """``ranges`` minus ``remove``."""
-    out = []
-    for lo, hi in ranges:
-        pieces = [(lo, hi)]
-        for rlo, rhi in remove:
-            nxt = []
-            for a, b in pieces:
-                if rhi < a or rlo > b:
-                    nxt.append((a, b))
-                    continue
-                if a < rlo:
-                    nxt.append((a, rlo - 1))
-                if rhi < b:
-                    nxt.append((rhi + 1, b))
-            pieces = nxt
-        out.extend(pieces)
-    return tuple(out)
-
-
 def chars_expr(ranges: tuple[tuple[int, int], ...]) -> Expr:
     """A :class:`Chars` for ``ranges``, written negated when that is shorter."""
     if not ranges:
         return Chars((), False)
-    neg = _negate(ranges)
+    neg = negate(ranges)
     if len(neg) < len(ranges):
         return Chars(neg, True)
     return Chars(ranges, False)

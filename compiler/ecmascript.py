@@ -1,0 +1,109 @@
+"""ECMAScript ``pattern`` syntax read with Python's regex parser (``re._parser``), where the two differ.
+
+Before parsing, :func:`ecmascript` rewrites what Python's parser lacks: ``\\p{…}``/``\\P{…}`` as the class of their
+code points (:func:`.charsets.unicode_property`), named groups ``(?<name>…)`` as ``(?P<name>…)``, and the classes
+``[^]`` (any character) and ``[]`` (none).  After, :func:`flagged` applies the inline flags that patterns written
+for Python or Java carry (ECMAScript has none): ``(?i)`` as classes of every case variant, ``(?s)`` as a ``.``
+that matches a newline; ``(?m)``, which changes what the anchors mean, is refused.
+"""
+
+from __future__ import annotations
+
+from re import _constants as c  # type: ignore[attr-defined]
+
+from ..errors import UnsupportedSchemaError
+from .charsets import MAXCP, case_closed, class_ranges, negate, unicode_property
+
+
+def _ranges_text(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
+
+
+def ecmascript(pattern: str) -> str:
+    """``pattern`` (ECMAScript) in the syntax Python's regex parser reads, where they differ: ``\\p{…}`` /
+    ``\\P{…}`` as the class of their code points, named groups ``(?<name>…)`` as ``(?P<name>…)``, and the
+    classes ``[^]`` (any character) and ``[]`` (none)."""
+    if not any(s in pattern for s in ("\\p", "\\P", "(?<", "[]", "[^]")):
+        return pattern
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            if nxt in "pP" and i + 2 < len(pattern) and pattern[i + 2] == "{":
+                end = pattern.find("}", i + 3)
+                if end < 0:
+                    raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: unterminated \\{nxt}{{")
+                ranges = unicode_property(pattern[i + 3:end], pattern)
+                if nxt == "P":
+                    ranges = negate(ranges)
+                body = _ranges_text(ranges)
+                out.append(body if in_class else f"[{body}]" if body else _NOTHING)
+                i = end + 1
+                continue
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if not in_class and pattern.startswith("[^]", i):
+            out.append("[\\s\\S]")
+            i += 3
+            continue
+        if not in_class and pattern.startswith("[]", i):
+            out.append(_NOTHING)
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+            out.append(ch)
+            i += 1
+            if pattern.startswith("^", i):
+                out.append("^")
+                i += 1
+            continue
+        if ch == "]" and in_class:
+            in_class = False
+        if not in_class and pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+            out.append("(?P<")
+            i += 3
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+#: a class no character is in (``[]``, a ``\\p{…}`` of no code point)
+_NOTHING = "[^\\x00-\\U0010ffff]"
+
+
+def flagged(items: list, flags: int, pattern: str) -> list:
+    """A parsed pattern with the inline flags it sets applied to its nodes: ``(?i)`` (also scoped, ``(?i:…)``) as
+    classes holding every case variant, ``(?s)`` as a ``.`` that matches a newline; ``(?m)`` changes what the
+    anchors mean and is refused.  (ECMAScript has no inline flags; patterns written for Python or Java do.)"""
+    if flags & c.SRE_FLAG_MULTILINE:
+        raise UnsupportedSchemaError(f"pattern {pattern!r}: the multi-line flag (?m) is not supported")
+    return [_flag_node(op, av, flags, pattern) for op, av in items]
+
+
+def _flag_node(op, av, flags: int, pattern: str) -> tuple:  # noqa: C901 - one case per opcode
+    fold = flags & c.SRE_FLAG_IGNORECASE
+    if op == c.LITERAL and fold:
+        return (c.IN, [(c.RANGE, r) for r in case_closed(((av, av),))])
+    if op == c.NOT_LITERAL and fold:
+        return (c.IN, [(c.NEGATE, None), *((c.RANGE, r) for r in case_closed(((av, av),)))])
+    if op == c.ANY and flags & c.SRE_FLAG_DOTALL:
+        return (c.IN, [(c.RANGE, (0, MAXCP))])
+    if op == c.IN and fold:
+        negated = any(iop == c.NEGATE for iop, _ in av)
+        ranges = class_ranges([(iop, iav) for iop, iav in av if iop != c.NEGATE], pattern)
+        return (c.IN, [*([(c.NEGATE, None)] if negated else []), *((c.RANGE, r) for r in case_closed(ranges))])
+    if op == c.SUBPATTERN:
+        group, add, remove, sub = av
+        return (op, (group, 0, 0, flagged(list(sub), (flags | add) & ~remove, pattern)))
+    if op == c.BRANCH:
+        return (op, (av[0], [flagged(list(b), flags, pattern) for b in av[1]]))
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+        return (op, (av[0], av[1], flagged(list(av[2]), flags, pattern)))
+    if op in (c.ASSERT, c.ASSERT_NOT):
+        return (op, (av[0], flagged(list(av[1]), flags, pattern)))
+    return (op, av)
