@@ -15,15 +15,13 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from .charsets import MAXCP, Ranges, negate
 from .ir import EMPTY, Alt, Chars, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
 
-MAXCP = 0x10FFFF
 #: most DFA states (and NFA nodes x 20) for one pattern
 MAX_STATES = 2000
 #: longest regex text for one pattern
 MAX_REGEX = 200_000
-
-Ranges = tuple[tuple[int, int], ...]
 
 
 class DfaLimit(Exception):
@@ -31,17 +29,7 @@ class DfaLimit(Exception):
 
 
 def _ranges(c: Chars) -> Ranges:
-    rs = sorted(c.ranges)
-    if not c.negated:
-        return tuple(rs)
-    out, prev = [], 0
-    for lo, hi in rs:
-        if lo > prev:
-            out.append((prev, lo - 1))
-        prev = max(prev, hi + 1)
-    if prev <= MAXCP:
-        out.append((prev, MAXCP))
-    return tuple(out)
+    return negate(c.ranges) if c.negated else tuple(sorted(c.ranges))
 
 
 class _Nfa:
