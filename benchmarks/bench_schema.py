@@ -87,6 +87,15 @@ REALISTIC: dict[str, dict[str, Any]] = {
                  "required": ["kind", "w", "h"]}},
         "properties": {"kind": {"enum": ["circle", "rect"]}, "label": _STR}, "required": ["kind"],
         "oneOf": [{"$ref": "#circle"}, {"$ref": "https://example.com/rect.json"}], "unevaluatedProperties": False},
+    # patterns as sign-up forms and configs write them: look-aheads (a reserved name, a password rule), a
+    # Unicode letter class, a Java-style (?i), a negated pattern and two patterns met
+    "account_signup": {"type": "object", "properties": {
+        "username": {"type": "string", "pattern": "^(?!(admin|root)$)[a-z][a-z0-9_]{2,15}$"},
+        "password": {"type": "string", "pattern": "^(?=.*[A-Z])(?=.*[0-9]).{8,}$"},
+        "display_name": {"type": "string", "pattern": "^[\\p{L} '-]+$", "maxLength": 40},
+        "color": {"type": "string", "pattern": "(?i)^#[0-9a-f]{6}$"},
+        "tag": {"type": "string", "not": {"pattern": "^x-"}, "allOf": [{"pattern": "^[a-z-]+$"}]}},
+        "required": ["username", "password"]},
 }
 
 

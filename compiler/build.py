@@ -40,7 +40,7 @@ from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .keys import plain_name
 from .options import Options
-from .regex import Patterns, json_char, pattern_to_ir, raw_char, writable
+from .regex import Patterns, json_char, pattern_to_ir, raw_char, unambiguous, writable
 from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of, met_branch
 from .values import (
     END_WS,
@@ -315,7 +315,7 @@ class GrammarBuilder:
                 where = f"{path}.{kind[3] if len(kind) > 3 else 'pattern'}"
                 return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where, kind[2]),
                                       lambda: pattern_to_ir(kind[1], raw_char("]"), where, kind[2])),
-                             "RAWP", c.param_end, path="" if len(kind) > 3 else where)
+                             "RAWP", c.param_end, path="" if len(kind) > 3 or unambiguous(kind[1]) else where)
             vb = self._values("json", ctx, index)
             return vb.value_once(schema, path, f"t{index}-v")
 
@@ -415,7 +415,7 @@ class GrammarBuilder:
             if isinstance(kind, tuple):
                 where = f"{path}.{kind[3] if len(kind) > 3 else 'pattern'}"
                 return Token(pattern_to_ir(kind[1], raw_char(ns[0]), where, kind[2]), "ETEXTP", ns,
-                             path="" if len(kind) > 3 else where)
+                             path="" if len(kind) > 3 or unambiguous(kind[1]) else where)
             target = ctx.deref(schema, path)
             types = _json_types(schema, ctx, path)
             nested = {"object", "array"} & set(types)

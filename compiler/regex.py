@@ -59,6 +59,20 @@ def pattern_to_ir(
         raise UnsupportedSchemaError(exc.message, path) from None
 
 
+@lru_cache(maxsize=1024)
+def unambiguous(pattern: str | Patterns) -> bool:
+    """Whether ``pattern``'s expression is written back from its minimal DFA (a :class:`Patterns` meet, a
+    pattern with look-arounds): one parse per string, so a backtracking matcher needs no DFA of its own
+    (Lark prints other patterns through one when they could backtrack: :mod:`.emit.lark`)."""
+    if isinstance(pattern, Patterns):
+        return True
+    try:
+        tree = sre.parse(ecmascript(pattern))
+    except Exception:  # noqa: BLE001 - not a pattern toolgram reads: refused where it is built
+        return False
+    return any(op in _LOOK for _, _, items in _anchored(list(tree)) for op, _ in items)
+
+
 def writable(pattern: str | Patterns, length: tuple[int, int | None] = (0, None)) -> bool:
     """Whether :func:`pattern_to_ir` can write ``pattern`` with ``length`` (else it raises
     :class:`UnsupportedSchemaError`; a pattern no string of that length matches is writable: it is empty)."""

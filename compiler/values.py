@@ -34,7 +34,17 @@ from .keys import (
     python_key_body,
 )
 from .multiples import exact_decimal, integer_step, multiples
-from .regex import Patterns, decoded_char, json_char, pattern_to_ir, python_char, raw_char, spell, writable
+from .regex import (
+    Patterns,
+    decoded_char,
+    json_char,
+    pattern_to_ir,
+    python_char,
+    raw_char,
+    spell,
+    unambiguous,
+    writable,
+)
 from .schema import (
     ALSO_PATTERNS,
     ANNOTATIONS,
@@ -1029,7 +1039,7 @@ class ValueBuilder:
         ``where`` on the token (Lark prints it through a DFA when a backtracking matcher could take
         exponential time on it); a ``vetted`` one (:mod:`.formats`: only bounded repetitions are ambiguous)
         and an intersection (already a DFA's unambiguous expression) are printed as they are."""
-        tag = "" if vetted or isinstance(pattern, Patterns) else where
+        tag = "" if vetted or unambiguous(pattern) else where
 
         def body(char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
             return pattern_to_ir(pattern, char, where, length)
