@@ -34,7 +34,7 @@ KEYWORDS: dict[str, str] = {
     # -- arrays
     "items": "enforced", "prefixItems": "enforced", "minItems": "enforced", "maxItems": "enforced",
     "additionalItems": "unsupported", "uniqueItems": "enforced", "contains": "enforced",
-    "minContains": "unsupported", "maxContains": "unsupported", "unevaluatedItems": "enforced",
+    "minContains": "enforced", "maxContains": "enforced", "unevaluatedItems": "enforced",
     # -- strings and numbers
     "minLength": "enforced", "maxLength": "enforced", "pattern": "enforced",
     "minimum": "enforced", "maximum": "enforced", "exclusiveMinimum": "enforced", "exclusiveMaximum": "enforced",
@@ -74,11 +74,12 @@ NOTES: dict[str, str] = {
     "unevaluatedItems": "as `items` past the met `prefixItems` where every in-place part evaluates unconditionally, "
                         "and in each branch of disjoint `anyOf`/`oneOf` branches; under overlapping branches, "
                         "`if`/`contains`/draft 7 tuples: unsupported",
-    "contains": "at least one item matches (`minContains` 1, no `maxContains`), beside `items` and `minItems` 0 or "
-                "1; with `prefixItems`, `uniqueItems: true`, `maxItems`, a larger `minItems` or other "
-                "`minContains`/`maxContains`: unsupported",
-    "minContains": "1 (the default) or without `contains` it constrains nothing and is accepted; otherwise "
-                   "unsupported",
+    "contains": "`minContains` (default 1) to `maxContains` items match, beside `items` and a `minItems` those "
+                "matches reach; with `prefixItems`, `uniqueItems: true`, `maxItems` or a larger `minItems`: "
+                "unsupported",
+    "minContains": "with `contains`: that many matches at least (see `contains`); without, no constraint",
+    "maxContains": "with `contains`: that many matches at most, where the `contains` schema can be negated (as a "
+                   "condition's test); otherwise unsupported",
     "uniqueItems": "`true` over items of listed values (`enum`, `const`, `boolean`, `null`): each at most once, in "
                    "any order; where no array can repeat an item (`maxItems` 1, a closed tuple of positions that "
                    "admit no common value) no constraint; over other items: unsupported; `false` is no constraint",

@@ -707,42 +707,59 @@ class ValueBuilder:
 
     def containing(self, schema: dict[str, Any], items: Any, prefix: list[Any], lo: int, hi: int | None,
                    path: str, hint: str) -> Expr | None:
-        """``contains`` (at least one item matches it; ``minContains`` 1): the items before the first match, which
-        the ``contains`` schema rejects (:func:`.conditional.negation`; where it cannot be written, any items,
-        parsed with Earley), the first match, then any items.  With ``prefixItems``, ``uniqueItems: true``,
-        ``maxItems``, ``minItems`` above 1, or other ``minContains``/``maxContains``: unsupported, None
-        (``--permissive``: the array without it, a superset)."""
-        other = {"minContains": schema.get("minContains", 1), "maxContains": schema.get("maxContains")}
-        if other == {"minContains": 0, "maxContains": None}:
+        """``contains`` with ``minContains`` (default 1) and ``maxContains``: each item either matches the
+        ``contains`` schema or misses it (the values it rejects: :func:`.conditional.negation`), and the matches
+        are counted: the misses before the first match, the first match, then ``minContains - 1`` to
+        ``maxContains - 1`` more, each with the misses after it.  Where the misses cannot be written, any item
+        stands for a miss (parsed with Earley): exact for ``minContains``, and ``maxContains`` is unsupported.
+        With ``prefixItems``, ``uniqueItems: true``, ``maxItems``, or a ``minItems`` above the matches it
+        needs: unsupported, None (``--permissive``: the array without it, a superset)."""
+        least = count(schema, "minContains", path, MAX_ITEMS)
+        least = 1 if least is None else least
+        most = count(schema, "maxContains", path, MAX_ITEMS)
+        if least == 0 and most is None:
             return None  # no match needed: the plain array
-        if prefix or schema.get("uniqueItems") is True or hi is not None or lo > 1 or other != {
-                "minContains": 1, "maxContains": None}:
+        if most is not None and most < least:
+            raise EmptySchemaError("maxContains is smaller than minContains: no array has the matches",
+                                   f"{path}.maxContains")
+        if prefix or schema.get("uniqueItems") is True or hi is not None or lo > max(least, 1):
             for key in ("contains", "minContains", "maxContains"):
                 if key in schema:
                     self.ctx.unsupported(key, path)
             return None
         item = items if isinstance(items, dict) else {} if items is True else None
-        if item is None:
-            raise EmptySchemaError("no item may appear (items false), so none contains a match", f"{path}.contains")
         wanted = schema["contains"]
-        if wanted is False:
-            raise EmptySchemaError("contains false: no item matches it", f"{path}.contains")
+        if item is None or wanted is False:
+            if least == 0:
+                return seq(self.open_("["), self.close_("]"))  # no item matches: none may appear
+            raise EmptySchemaError("no item matches contains (items or contains false)", f"{path}.contains")
         match = self.value(item if wanted is True or wanted == {} else {"allOf": [item, wanted]}, f"{path}.contains",
                            f"{hint}-match")
-        comma = self.punct(",")
         negs = negation(wanted, self.ctx, f"{path}.contains")
-        before: Expr | None = None  # (none: every item matches)
+        miss: Expr | None = None  # (none: every item matches)
         if negs is None:
+            if most is not None:
+                self.ctx.unsupported("maxContains", path)  # (permissive: any number of matches, a superset)
+                most = None
+                if least == 0:
+                    return None
             self.g.earley = True  # any items first: the first match is not where the parse can tell
-            before = self.value(item, f"{path}.items", f"{hint}-item")
+            miss = self.value(item, f"{path}.items", f"{hint}-item")
         elif negs:
             try:
-                before = self.value({"allOf": [item, {"anyOf": negs}]}, f"{path}.contains", f"{hint}-miss")
+                miss = self.value({"allOf": [item, {"anyOf": negs}]}, f"{path}.contains", f"{hint}-miss")
             except EmptySchemaError:
                 pass
-        rest = self.value(item, f"{path}.items", f"{hint}-item")
-        body = seq(Rep(seq(before, comma), 0, None) if before is not None else EMPTY, match,
-                   Rep(seq(comma, rest), 0, None))
+        comma = self.punct(",")
+        misses = Rep(seq(comma, miss), 0, None) if miss is not None else EMPTY  # (after a first item)
+        first = alt(seq(miss, misses, comma, match), match) if miss is not None else match  # misses, a match
+        matched = seq(first, misses, Rep(seq(comma, match, misses), max(least - 1, 0),
+                                         None if most is None else most - 1))
+        if least > 0:
+            body = matched
+        else:  # no match, or up to maxContains of them
+            none = seq(miss, misses) if miss is not None else EMPTY
+            body = opt(alt(none, matched) if most else none)
         return seq(self.open_("["), body, self.close_("]"))
 
     def unique_items(self, schema: dict[str, Any], items: Any, prefix: list[Any], lo: int, hi: int | None,
