@@ -22,6 +22,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+import referencing.exceptions
 from strategies import engine_results, tool
 from toolgram.compiler.bundle import Bundle, compile
 from toolgram.compiler.keywords import KEYWORDS
@@ -33,7 +34,7 @@ from toolgram.parsing.strict import parse_strict
 from toolgram.errors import ToolgramError
 
 SUITE = Path(__file__).parent / "data" / "json-schema-test-suite"
-FILE_KEYWORD = {"ref": "$ref", "if-then-else": "if"}
+FILE_KEYWORD = {"ref": "$ref", "dynamicRef": "$dynamicRef", "if-then-else": "if"}
 #: the ratchet of known deviations (scripts/json_schema_suite_known.py writes it)
 KNOWN: dict[str, list[str]] = json.loads((Path(__file__).parent / "json_schema_suite_known.json").read_text("utf-8"))
 
@@ -157,11 +158,25 @@ def wrappings(schema: Any, data: Any) -> list[tuple[str, dict, dict]]:
 
 
 def cases(draft: str, status: str) -> list[tuple[str, str, Any, list[dict]]]:
+    """The suite's cases of the keywords of ``status``; those about other documents left out (their schemas
+    reference the suite's ``remotes/``, which is not vendored: toolgram fetches nothing, and the oracle cannot
+    resolve them)."""
     out = []
     for f in suite_files(draft, status):
         for group in json.loads(f.read_text(encoding="utf-8")):
-            out.append((f"{draft}/{f.stem}", group["description"], group["schema"], group["tests"]))
+            if _resolvable(draft, group["schema"], group["tests"]):
+                out.append((f"{draft}/{f.stem}", group["description"], group["schema"], group["tests"]))
     return out
+
+
+def _resolvable(draft: str, schema: Any, tests: list[dict]) -> bool:
+    cls = jsonschema.Draft202012Validator if draft == "draft2020-12" else jsonschema.Draft7Validator
+    try:
+        for test in tests:
+            cls(schema).is_valid(test["data"])
+    except referencing.exceptions.Unresolvable:
+        return False
+    return True
 
 
 @cache
