@@ -24,7 +24,7 @@ from typing import NamedTuple
 from ..errors import EmptySchemaError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
 from .charsets import MAXCP, class_ranges, negate, subtract
-from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, intersection, minimize
+from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, intersection, minimize, tree_size
 from .ecmascript import ecmascript, flagged
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
 
@@ -174,17 +174,19 @@ def _span(e: Expr) -> tuple[int, int | None]:
 MAX_LENGTH_BRANCHES = 64
 
 
-def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str) -> Expr | None:
+def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
+                    branches: int = MAX_LENGTH_BRANCHES) -> Expr | None:
     """The strings of decoded expression ``e`` with ``lo`` to ``hi`` characters; None when there are
     none.  Exact for the shapes patterns have (one variable part per sequence, repetitions of a
-    fixed-length item, alternatives of them); :class:`UnsupportedSchemaError` otherwise."""
+    fixed-length item, alternatives of them); :class:`UnsupportedSchemaError` otherwise.  ``branches``: the most
+    alternatives one step may spell out."""
     a, b = _span(e)
     if (hi is not None and a > hi) or (b is not None and b < lo):
         return None
     if a >= lo and (hi is None or (b is not None and b <= hi)):
         return e
     if isinstance(e, Alt):
-        kept = [r for r in (restrict_length(i, lo, hi, pattern) for i in e.items) if r is not None]
+        kept = [r for r in (restrict_length(i, lo, hi, pattern, branches) for i in e.items) if r is not None]
         return alt(*kept) if kept else None
     if isinstance(e, Rep):
         ia, ib = _span(e.item)
@@ -193,7 +195,8 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str) -> Expr | No
             n_hi = e.max if hi is None else (hi // ia if e.max is None else min(e.max, hi // ia))
             return None if n_hi is not None and n_lo > n_hi else Rep(e.item, n_lo, n_hi)
         if e.max is not None and e.max - e.min < 8:
-            return restrict_length(alt(*(seq(*[e.item] * n) for n in range(e.min, e.max + 1))), lo, hi, pattern)
+            return restrict_length(alt(*(seq(*[e.item] * n) for n in range(e.min, e.max + 1))), lo, hi, pattern,
+                                   branches)
     if isinstance(e, Seq):
         items = list(e.items)
         spans = [_span(i) for i in items]
@@ -201,7 +204,8 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str) -> Expr | No
         if len(variable) == 1:
             k = variable[0]
             fixed = sum(x for j, (x, _) in enumerate(spans) if j != k)
-            inner = restrict_length(items[k], max(lo - fixed, 0), None if hi is None else hi - fixed, pattern)
+            inner = restrict_length(items[k], max(lo - fixed, 0), None if hi is None else hi - fixed, pattern,
+                                    branches)
             return None if inner is None else seq(*items[:k], inner, *items[k + 1:])
         for k in variable:  # spell out one choice (an alternation, a short repetition) and retry
             item = items[k]
@@ -209,10 +213,10 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str) -> Expr | No
                 item = alt(*(seq(*[item.item] * n) for n in range(item.min, item.max + 1)))
             elif isinstance(item, Rep) and hi is not None and _span(item.item)[0] > 0:
                 top = hi // _span(item.item)[0] if item.max is None else min(item.max, hi // _span(item.item)[0])
-                if top - item.min < MAX_LENGTH_BRANCHES:  # each count of its own (at most hi characters)
+                if top - item.min < branches:  # each count of its own (at most hi characters)
                     item = alt(*(Rep(item.item, n, n) for n in range(item.min, top + 1)))
-            if isinstance(item, Alt) and len(item.items) <= MAX_LENGTH_BRANCHES:
-                kept = [restrict_length(seq(*items[:k], choice, *items[k + 1:]), lo, hi, pattern)
+            if isinstance(item, Alt) and len(item.items) <= branches:
+                kept = [restrict_length(seq(*items[:k], choice, *items[k + 1:]), lo, hi, pattern, branches)
                         for choice in item.items]
                 found = [r for r in kept if r is not None]
                 return alt(*found) if found else None
@@ -230,8 +234,14 @@ def _pattern_ir(pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr
         raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}", path) from None
     branches = _anchored(flagged(list(tree), tree.state.flags, pattern))
     if any(op in _LOOK for _, _, items in branches for op, _ in items):
-        looking = alt(*(_looking(start, end, items, pattern, path) for start, end, items in branches))
-        return spell(_minimal(looking, pattern, path), char)
+        try:
+            looking = alt(*(_looking(start, end, items, pattern, path) for start, end, items in branches))
+            return spell(_minimal(looking, pattern, path), char)
+        except UnsupportedSchemaError:
+            bounded = _counted(branches, pattern, path)
+            if bounded is None:
+                raise
+            return spell(bounded, char)
     any_text = Rep(char(((0, MAXCP),)), 0, None)
     return alt(*(seq(EMPTY if start else any_text, _seq(items, char, pattern, path), EMPTY if end else any_text)
                  for start, end, items in branches))
@@ -239,6 +249,48 @@ def _pattern_ir(pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr
 
 _LOOK = (c.ASSERT, c.ASSERT_NOT)
 _ANY_TEXT = Rep(Chars(((0, MAXCP),), False), 0, None)
+_REPEATS = (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None))
+
+
+#: the most (length ** look-arounds) :func:`_counted` spells out (its expression grows so; past it, refused at once)
+_COUNTED_BUDGET = 5_000
+
+
+def _counted(branches: list[tuple[bool, bool, list]], pattern: str, path: str | None) -> Expr | None:
+    """A look-around pattern whose length is counted by one bounded repetition of a character
+    (``^(?=.*[A-Z]).{8,64}$``), whose product with the count has too many states to write: the pattern
+    with the repetition unbounded, then held to the lengths the count allows (:func:`restrict_length`).
+    Exact when the pattern is anchored at both ends and its other parts have fixed lengths (the count then
+    fixes the text's length).  None where that shape does not hold; :class:`UnsupportedSchemaError` past
+    :data:`MAX_MEET_NODES`."""
+    if len(branches) != 1 or not branches[0][0] or not branches[0][1]:
+        return None
+    items = branches[0][2]
+    counted = [i for i, (op, av) in enumerate(items) if op in _REPEATS and av[1] != c.MAXREPEAT]
+    if len(counted) != 1:
+        return None
+    k = counted[0]
+    lo, hi, sub = items[k][1]
+    fixed = 0
+    for i, (op, av) in enumerate(items):
+        if op in _LOOK:
+            continue
+        a, b = _span(_seq(list(sub) if i == k else [(op, av)], decoded_char, pattern, path))
+        if a != b or (i == k and a != 1):
+            return None
+        fixed += 0 if i == k else a
+    looks = sum(op in _LOOK for op, _ in items)
+    if (fixed + hi) ** looks > _COUNTED_BUDGET:  # each look-around spells the count out again: refuse at once
+        return None
+    loose = [*items[:k], (items[k][0], (lo, c.MAXREPEAT, sub)), *items[k + 1:]]
+    unbounded = _minimal(_looking(True, True, loose, pattern, path), pattern, path)
+    out = restrict_length(unbounded, fixed + lo, fixed + hi, pattern, branches=fixed + hi + 2)
+    if out is None:
+        return Chars(())
+    if tree_size(out) > MAX_MEET_NODES:
+        raise UnsupportedSchemaError(f"pattern {pattern!r}: its look-around within {lo}..{hi} characters has no "
+                                     f"grammar toolgram can write (more than {MAX_MEET_NODES} nodes)", path)
+    return out
 
 
 def _looking(start: bool, end: bool, items: list, pattern: str, path: str | None) -> Expr:

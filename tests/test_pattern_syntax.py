@@ -7,12 +7,16 @@ carry (``(?i)``, ``(?s)``)."""
 from __future__ import annotations
 
 import itertools
+import random
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from toolgram.compiler.charsets import negate
 from toolgram.compiler.dfa import dfa_regex
+from toolgram.compiler.ir import Alt, Chars, Lit, Rep, Seq
 from toolgram.compiler.regex import decoded_char, pattern_to_ir
 
 from toolgram import ToolgramError
@@ -35,6 +39,38 @@ def _agrees(pattern: str, oracle_pattern: str | None = None, words: list[str] = 
 ])
 def test_fixed_patterns(pattern: str) -> None:
     _agrees(pattern)
+
+
+def _python_regex(e: Any) -> str:
+    """An IR expression as a Python regex, as written (no automaton: the expressions here are too large to
+    determinize, and the words short)."""
+    if isinstance(e, Chars):
+        ranges = negate(e.ranges) if e.negated else e.ranges
+        return "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges) + "]" if ranges else "(?!)"
+    if isinstance(e, Lit):
+        return re.escape(e.text)
+    if isinstance(e, Seq):
+        return "".join(f"(?:{_python_regex(i)})" for i in e.items)
+    if isinstance(e, Alt):
+        return "|".join(f"(?:{_python_regex(i)})" for i in e.items)
+    if isinstance(e, Rep):
+        return f"(?:{_python_regex(e.item)}){{{e.min},{'' if e.max is None else e.max}}}"
+    return ""
+
+
+@pytest.mark.parametrize("pattern", ["^(?=.*[A-Z]).{8,64}$", "^(?=.*[A-Z])(?=.*[0-9]).{4,30}$",
+                                     "^(?!.*y)[a-z]{3,50}$"])
+def test_counted_look_arounds(pattern: str) -> None:
+    """A look-ahead beside a long bounded count (whose product automaton is too large to write): the count
+    unbounded, then the lengths restricted; checked on random words of every length around the bounds."""
+    compiled = re.compile(_python_regex(pattern_to_ir(pattern, decoded_char, "$")), re.S)
+    oracle = re.compile(pattern.replace("$", r"\Z"))
+    rng = random.Random(7)
+    words = ["".join(rng.choice("aAxyz1 ") for _ in range(n)) for n in range(0, 70) for _ in range(12)]
+    words += ["a" * n for n in range(0, 60)] + ["aA1" * n for n in range(0, 25)]
+    wrong = [w for w in words if (compiled.fullmatch(w) is None) != (oracle.search(w) is None)]
+    assert not wrong, wrong[:5]
+    assert any(oracle.search(w) for w in words) and not all(oracle.search(w) for w in words)
 
 
 _ATOM = st.sampled_from(["a", "b", "[ab]", ".", "a*", "(a|bc)", "c?", "[^a]"])
