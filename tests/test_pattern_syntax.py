@@ -1,4 +1,4 @@
-"""A pattern's syntax as toolgram reads it: the compiled language is exactly the strings the pattern matches
+r"""A pattern's syntax as toolgram reads it: the compiled language is exactly the strings the pattern matches
 anywhere (JSON Schema's unanchored ``pattern``), checked on every string up to five characters over a small
 alphabet.  Look-arounds in the top-level sequence (fixed and random patterns, against Python's ``re``);
 ECMAScript's ``\p{…}`` classes, named groups and ``[^]``; the inline flags patterns written for Python or Java
