@@ -39,7 +39,7 @@ from .exclusive import exclusive
 from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .keys import plain_name
-from .options import Options
+from .options import Options, trigger_captures
 from .regex import Patterns, json_char, pattern_to_ir, raw_char, unambiguous, writable
 from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of, met_branch
 from .values import (
@@ -55,6 +55,7 @@ from .values import (
     infer_type,
     json_literal,
     length_bounds,
+    list_gaps,
     object_keys,
     schema_text,
     string_patterns,
@@ -542,10 +543,10 @@ class GrammarBuilder:
 
     def _json_call(self, index: int, tool: Tool, c: JsonCall) -> Expr:
         args_rule, vb = self._json_args(index, tool)
-        # A pattern trigger (llama3_json's `^\s*(\{\s*"name"\s*:`) hands the grammar any `\s*` around
+        # A lazy pattern trigger (llama3_json's `^\s*(\{\s*"name"\s*:`) hands the grammar any `\s*` around
         # "name" (SPEC's trigger/grammar consistency, whatever the ``whitespace`` option); elsewhere the
         # envelope uses JSON's bounded whitespace (``flexible``) or the template's ``{"name": `` (``canonical``).
-        if any(t.type != "word" for t in self.spec.triggers):
+        if trigger_captures(self.spec, self.opts):
             env, after_colon = ENVELOPE_WS, JSON_WS
         elif self.opts.whitespace == "canonical":
             env, after_colon = EMPTY, Lit(" ")
@@ -644,7 +645,8 @@ class GrammarBuilder:
             assert sc.open.startswith(trig)
             after = seq(Lit(sc.open[len(trig) :]), one, Lit(sc.close), more)
             return seq(block, more), after, EMPTY
-        sep = Token(seq(JSON_WS, Lit(sc.separator), JSON_WS), "SEP")
+        sep = Token(seq(JSON_WS, Lit(sc.separator), JSON_WS), "SEP")  # SPEC section 1: whitespace between calls
+        gap_open, gap_close = list_gaps(self.opts.whitespace, trigger_captures(self.spec, self.opts))
         inner = seq(one, up_to(seq(sep, one), self.more_calls)) if self.opts.parallel else one
         if sc.section is not None:
             # a list inside a required section: <TOOLCALL>[...]</TOOLCALL>, [TOOL_CALLS] [...]
@@ -653,8 +655,9 @@ class GrammarBuilder:
             assert s.open.startswith(trig)
             rest = s.open[len(trig):]
             if sc.open:
-                lopen: Expr = Token(seq(JSON_WS, Lit(sc.open), JSON_WS), "LOPEN")
-                lclose = Token(seq(JSON_WS, Lit(sc.close + s.close)), "LCLOSE")
+                # whitespace may stand before the list (before the first call); inside it, list_gaps
+                lopen: Expr = Token(seq(JSON_WS, Lit(sc.open), gap_open), "LOPEN")
+                lclose = Token(seq(gap_close, Lit(sc.close + s.close)), "LCLOSE")
             else:
                 # no list brackets (MiniMax-M1's JSON lines): the section's padding is free whitespace
                 rest = rest.rstrip(VALUE_GAP)
@@ -664,7 +667,8 @@ class GrammarBuilder:
             after = seq(Lit(rest), inner)
             return seq(Lit(trig), after), after, EMPTY
         if sc.open:
-            body = seq(Token(seq(Lit(sc.open), JSON_WS), "LOPEN"), inner, Token(seq(JSON_WS, Lit(sc.close)), "LCLOSE"))
+            lopen, lclose = Token(seq(Lit(sc.open), gap_open), "LOPEN"), Token(seq(gap_close, Lit(sc.close)), "LCLOSE")
+            body = seq(lopen, inner, lclose)
         else:
             body = inner
         body = self.g.shared("calls", body)

@@ -40,6 +40,13 @@ class Options:
         return self.choice in ("required", "function")
 
 
+def trigger_captures(spec: FormatSpec, opts: Options) -> bool:
+    """In ``auto`` a pattern trigger may start the calls: llama.cpp hands the lazy grammar the text from its
+    capture on, with whatever whitespace the same token holds, so the envelope admits it there (SPEC's
+    trigger/grammar consistency). Elsewhere the ``whitespace`` option alone decides."""
+    return opts.choice == "auto" and spec.pattern_triggered
+
+
 def parse_tool_choice(choice: Any) -> tuple[str, str | None]:
     """Read ``auto|required|none|NAME|function:NAME`` or an OpenAI ``{"type": "function", ...}`` object."""
     if choice is None:

@@ -100,6 +100,15 @@ def template_gap(whitespace: str) -> Expr:
     JSON whitespace under ``flexible``."""
     return EMPTY if whitespace == "canonical" else JSON_WS
 
+
+def list_gaps(whitespace: str, captured: bool) -> tuple[Expr, Expr]:
+    """Whitespace after a call list's opening bracket and before its closing one: none under ``canonical``
+    (the template writes ``[f(a=1)]``, Command R7B ``[\n    {...}\n]`` with its padding in the brackets),
+    JSON whitespace under ``flexible``. ``captured``: a lazy pattern trigger's capture starts at the bracket
+    and hands the grammar the rest of its token (``[\n``), so the opening admits JSON whitespace."""
+    flexible = whitespace != "canonical"
+    return (JSON_WS if flexible or captured else EMPTY), (JSON_WS if flexible else EMPTY)
+
 INT_RE = seq(opt(Lit("-")), alt(Lit("0"), seq(DIGIT19, Rep(DIGIT, 0, None))))
 FRAC = seq(Lit("."), Rep(DIGIT, 1, None))
 EXP = seq(Chars.of("eE"), opt(Chars.of("+-")), Rep(DIGIT, 1, None))
@@ -1796,4 +1805,4 @@ def length_bounds(schema: dict[str, Any], path: str) -> tuple[int, int | None]:
 
 
 __all__ = ["ValueBuilder", "enum_values", "admits", "decimal_range", "number_bounds", "int_range",
-           "count", "length_bounds", "JSON_WS", "WS", "END_WS", "template_gap", "MAX_LENGTH", "MAX_ITEMS"]
+           "count", "length_bounds", "JSON_WS", "WS", "END_WS", "template_gap", "list_gaps", "MAX_LENGTH", "MAX_ITEMS"]

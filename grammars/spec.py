@@ -467,6 +467,12 @@ class FormatSpec:
                 return t.value
         return None
 
+    @property
+    def pattern_triggered(self) -> bool:
+        """A trigger is a pattern: llama.cpp hands a lazy grammar the text from its capture on, with
+        whatever whitespace the same token holds (SPEC's trigger/grammar consistency)."""
+        return any(t.type != "word" for t in self.triggers)
+
 
 @dataclass(frozen=True)
 class HeaderJsonCall(NamedJsonCall):

@@ -19,6 +19,7 @@ import pytest
 from strategies import engine_results
 from toolgram.compiler.bundle import Bundle, compile
 from toolgram.compiler.dialects import NAMES as DIALECTS
+from toolgram.grammars import FORMATS
 from toolgram.grammars.render import render_calls
 from weather import TOOLS
 
@@ -123,13 +124,16 @@ def test_wrapper_word_then_the_calls_directly(fmt: str, dialect: str) -> None:
 
 
 def test_llama3_json_envelope_keeps_the_triggers_whitespace() -> None:
-    """SPEC's trigger/grammar consistency: the pattern ``\\{\\s*"name"\\s*:`` hands ``{ "name" :`` to
-    the grammar, so the canonical envelope still admits whitespace there; the arguments are canonical."""
+    """SPEC's trigger/grammar consistency: in ``auto`` the pattern ``\\{\\s*"name"\\s*:`` hands ``{ "name" :``
+    to the grammar, so the canonical envelope still admits whitespace there; the arguments are canonical."""
     spaced = '{ "name" : "get_weather", "parameters": {"location": "Paris"}}'
     for dialect in DIALECTS:
         b = compile("llama3_json", TOOLS, dialect=dialect)
         assert verdicts(b, spaced) == {True}, dialect
         assert verdicts(b, spaced.replace('"location": ', '"location":')) == {False}, dialect
+        # no trigger under ``required``: the envelope is the template's ``{"name": ``
+        assert verdicts(bundle("llama3_json", dialect), spaced) == {False}, dialect
+        assert verdicts(bundle("llama3_json", dialect), spaced.replace('{ "name" : ', '{"name": ')) == {True}
 
 
 @pytest.mark.parametrize("fmt", sorted(TAGGED))
@@ -224,3 +228,69 @@ def test_strict_parse_reads_the_permissive_grammar(tmp_path: Path, capsys: pytes
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.replace("xyz", value).encode())))
         assert main([*base, "--permissive"]) == 0
         assert len(json.loads(capsys.readouterr().out)["tool_calls"]) == n_calls, value
+
+
+#: every format whose calls stand in one bracketed list (``Scope.open``), with its list brackets
+LISTS = {f: s.scope for f, s in FORMATS.items() if not s.scope.per_call and s.scope.open}
+
+
+def _gapped(fmt: str, text: str, after_open: str, before_close: str) -> str:
+    """``text`` (one rendered call list) with whitespace just inside its brackets."""
+    sc = LISTS[fmt]
+    section = sc.section.open if sc.section else ""
+    assert text.startswith(section)
+    start = text.index(sc.open, len(section)) + len(sc.open)
+    end = text.rindex(sc.close)
+    return text[:start] + after_open + text[start:end] + before_close + text[end:]
+
+
+def test_list_formats_are_listed() -> None:
+    assert {"pythonic", "mistral", "command_r7b", "lfm2", "llama4_pythonic"} <= set(LISTS)
+
+
+@pytest.mark.parametrize("fmt", sorted(LISTS))
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_list_brackets_hold_the_calls_directly(fmt: str, dialect: str) -> None:
+    """Canonical whitespace: a call list's brackets hold the calls as the template writes them (SmolLM2
+    wrote ``[\\n\\nget_weather(...)]``: 1.5x the canonical tokens); ``flexible`` admits JSON whitespace
+    inside them. Whitespace before the list (before the first call) and around the separator (between
+    calls) stays free under both (SPEC section 1). Strict parsing agrees; lenient parsing reads all."""
+    text = render_calls(fmt, CALL)
+    two = render_calls(fmt, CALL * 2)
+    sc = LISTS[fmt]
+    at = text.rindex(sc.close)  # the first call ends here in both renderings
+    assert two[at:].startswith(sc.canonical_join)
+    spaced_sep = two[:at] + "\n" + sc.separator + "\n  " + two[at + len(sc.canonical_join):]
+    for gapped in (_gapped(fmt, text, "\n\n", ""), _gapped(fmt, text, "", "\n"), _gapped(fmt, text, " ", " ")):
+        assert verdicts(bundle(fmt, dialect), text) == {True}
+        assert verdicts(bundle(fmt, dialect), gapped) == {False}, gapped
+        assert verdicts(bundle(fmt, dialect, whitespace="flexible"), gapped) == {True}, gapped
+    assert verdicts(bundle(fmt, dialect), spaced_sep) == {True}, spaced_sep
+    if dialect == "lark":
+        gapped = _gapped(fmt, text, "\n\n", "\n")
+        strict = toolgram.parse(fmt, gapped, TOOLS, mode="strict", tool_choice="required")
+        assert not strict["tool_calls"] and strict["diagnostics"]
+        flexible = toolgram.parse(fmt, gapped, TOOLS, mode="strict", tool_choice="required", whitespace="flexible")
+        assert [c["function"]["name"] for c in flexible["tool_calls"]] == ["get_weather"]
+        assert [c["function"]["name"] for c in toolgram.parse(fmt, gapped, TOOLS)["tool_calls"]] == ["get_weather"]
+
+
+def test_list_before_the_brackets_stays_free() -> None:
+    """Mistral v3 writes ``[TOOL_CALLS] [``, Nemo ``[TOOL_CALLS][``: both are canonical."""
+    text = render_calls("mistral", CALL)
+    assert text.startswith("[TOOL_CALLS][")
+    for dialect in DIALECTS:
+        assert verdicts(bundle("mistral", dialect), text.replace("[TOOL_CALLS][", "[TOOL_CALLS] [")) == {True}
+
+
+@pytest.mark.parametrize("fmt", ["pythonic", "llama4_pythonic"])
+def test_a_pattern_triggers_capture_keeps_its_whitespace(fmt: str) -> None:
+    """SPEC's trigger/grammar consistency: in ``auto`` the lazy pattern ``^\\s*(\\[[\\s\\S]*)`` hands llama.cpp's
+    grammar the rest of the token that holds ``[`` (``[\\n``), so there the list admits whitespace after its
+    opening bracket, in every dialect (one language per option set); ``required`` has no trigger."""
+    gapped = _gapped(fmt, render_calls(fmt, CALL), "\n", "")
+    for dialect in DIALECTS:
+        assert verdicts(compile(fmt, TOOLS, dialect=dialect), gapped) == {True}, dialect
+        assert verdicts(bundle(fmt, dialect), gapped) == {False}, dialect
+    assert toolgram.parse(fmt, gapped, TOOLS, mode="strict")["tool_calls"]
+    assert not toolgram.parse(fmt, gapped, TOOLS, mode="strict", tool_choice="required")["tool_calls"]

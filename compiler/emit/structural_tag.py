@@ -45,9 +45,9 @@ from typing import Any
 
 from ...grammars.spec import FormatSpec
 from ..ir import EMPTY, Expr, Grammar, Lit, Ref, Rep, Token, alt, seq, up_to
-from ..options import Options
+from ..options import Options, trigger_captures
 from ..schema import Tool
-from ..values import END_WS, JSON_WS, WS, template_gap
+from ..values import END_WS, JSON_WS, WS, list_gaps, template_gap
 from .bnf import to_ebnf
 
 Fmt = dict[str, Any]
@@ -136,8 +136,9 @@ class _Emitter:
         sc = self.spec.scope
         if sc.per_call:
             return self.calls_from(sc.open, sc.close, self.rest(END_WS))
-        list_open = seq(Lit(sc.open), JSON_WS) if sc.open else EMPTY
-        list_close = seq(JSON_WS, Lit(sc.close)) if sc.open else EMPTY
+        gap_open, gap_close = list_gaps(self.opts.whitespace, trigger_captures(self.spec, self.opts))
+        list_open = seq(Lit(sc.open), gap_open) if sc.open else EMPTY  # the IR's LOPEN, LCLOSE
+        list_close = seq(gap_close, Lit(sc.close)) if sc.open else EMPTY
         options = [self.sequence(self.grammar(list_open), self.calls_from("", "", self.rest(seq(list_close, END_WS))))]
         pad = template_gap(self.opts.whitespace)
         for w in sc.wrappers:
