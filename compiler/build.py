@@ -646,7 +646,7 @@ class GrammarBuilder:
             after = seq(Lit(sc.open[len(trig) :]), one, Lit(sc.close), more)
             return seq(block, more), after, EMPTY
         sep = Token(seq(JSON_WS, Lit(sc.separator), JSON_WS), "SEP")  # SPEC section 1: whitespace between calls
-        gap_open, gap_close = list_gaps(self.opts.whitespace, trigger_captures(self.spec, self.opts))
+        gap_lead, gap_open, gap_close = list_gaps(self.opts.whitespace, trigger_captures(self.spec, self.opts))
         inner = seq(one, up_to(seq(sep, one), self.more_calls)) if self.opts.parallel else one
         if sc.section is not None:
             # a list inside a required section: <TOOLCALL>[...]</TOOLCALL>, [TOOL_CALLS] [...]
@@ -655,8 +655,7 @@ class GrammarBuilder:
             assert s.open.startswith(trig)
             rest = s.open[len(trig):]
             if sc.open:
-                # whitespace may stand before the list (before the first call); inside it, list_gaps
-                lopen: Expr = Token(seq(JSON_WS, Lit(sc.open), gap_open), "LOPEN")
+                lopen: Expr = Token(seq(gap_lead, Lit(sc.open), gap_open), "LOPEN")
                 lclose = Token(seq(gap_close, Lit(sc.close + s.close)), "LCLOSE")
             else:
                 # no list brackets (MiniMax-M1's JSON lines): the section's padding is free whitespace

@@ -101,13 +101,17 @@ def template_gap(whitespace: str) -> Expr:
     return EMPTY if whitespace == "canonical" else JSON_WS
 
 
-def list_gaps(whitespace: str, captured: bool) -> tuple[Expr, Expr]:
-    """Whitespace after a call list's opening bracket and before its closing one: none under ``canonical``
-    (the template writes ``[f(a=1)]``, Command R7B ``[\n    {...}\n]`` with its padding in the brackets),
-    JSON whitespace under ``flexible``. ``captured``: a lazy pattern trigger's capture starts at the bracket
-    and hands the grammar the rest of its token (``[\n``), so the opening admits JSON whitespace."""
-    flexible = whitespace != "canonical"
-    return (JSON_WS if flexible or captured else EMPTY), (JSON_WS if flexible else EMPTY)
+def list_gaps(whitespace: str, captured: bool) -> tuple[Expr, Expr, Expr]:
+    """Whitespace around a call list's brackets: (between a section's opening word and the list, after the
+    opening bracket, before the closing one). ``canonical``: the templates' spellings, so at most one space
+    before the list (Mistral v3 writes ``[TOOL_CALLS] [``, Nemo ``[TOOL_CALLS][``) and none inside the brackets
+    (``[f(a=1)]``; Command R7B's ``[\\n    {...}\\n]`` has its padding in the brackets); ``flexible``: JSON
+    whitespace in all three. ``captured``: a lazy pattern trigger's capture starts at the bracket and hands
+    the grammar the rest of its token (``[\\n``), so the opening admits JSON whitespace."""
+    if whitespace != "canonical":
+        return JSON_WS, JSON_WS, JSON_WS
+    return opt(Lit(" ")), (JSON_WS if captured else EMPTY), EMPTY
+
 
 INT_RE = seq(opt(Lit("-")), alt(Lit("0"), seq(DIGIT19, Rep(DIGIT, 0, None))))
 FRAC = seq(Lit("."), Rep(DIGIT, 1, None))

@@ -275,12 +275,22 @@ def test_list_brackets_hold_the_calls_directly(fmt: str, dialect: str) -> None:
         assert [c["function"]["name"] for c in toolgram.parse(fmt, gapped, TOOLS)["tool_calls"]] == ["get_weather"]
 
 
-def test_list_before_the_brackets_stays_free() -> None:
-    """Mistral v3 writes ``[TOOL_CALLS] [``, Nemo ``[TOOL_CALLS][``: both are canonical."""
-    text = render_calls("mistral", CALL)
-    assert text.startswith("[TOOL_CALLS][")
-    for dialect in DIALECTS:
-        assert verdicts(bundle("mistral", dialect), text.replace("[TOOL_CALLS][", "[TOOL_CALLS] [")) == {True}
+SECTIONED = sorted(f for f, sc in LISTS.items() if sc.section)
+
+
+@pytest.mark.parametrize("fmt", SECTIONED)
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_section_word_then_its_list(fmt: str, dialect: str) -> None:
+    """Between a section's opening word and its list: at most one space under ``canonical`` (Mistral v3 writes
+    ``[TOOL_CALLS] [``, Nemo ``[TOOL_CALLS][``; SmolLM2 wrote ``<|tools_prefix|>\\n\\n[`` when this was JSON
+    whitespace); ``flexible`` admits JSON whitespace. Whitespace before the section stays free."""
+    word = LISTS[fmt].section.open
+    text = render_calls(fmt, CALL)
+    assert text.startswith(word + LISTS[fmt].open)
+    assert verdicts(bundle(fmt, dialect), " \n" + text.replace(word, word + " ", 1)) == {True}
+    gapped = text.replace(word, word + "\n\n", 1)
+    assert verdicts(bundle(fmt, dialect), gapped) == {False}
+    assert verdicts(bundle(fmt, dialect, whitespace="flexible"), gapped) == {True}
 
 
 @pytest.mark.parametrize("fmt", ["pythonic", "llama4_pythonic"])

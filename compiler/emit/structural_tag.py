@@ -136,7 +136,7 @@ class _Emitter:
         sc = self.spec.scope
         if sc.per_call:
             return self.calls_from(sc.open, sc.close, self.rest(END_WS))
-        gap_open, gap_close = list_gaps(self.opts.whitespace, trigger_captures(self.spec, self.opts))
+        _, gap_open, gap_close = list_gaps(self.opts.whitespace, trigger_captures(self.spec, self.opts))
         list_open = seq(Lit(sc.open), gap_open) if sc.open else EMPTY  # the IR's LOPEN, LCLOSE
         list_close = seq(gap_close, Lit(sc.close)) if sc.open else EMPTY
         options = [self.sequence(self.grammar(list_open), self.calls_from("", "", self.rest(seq(list_close, END_WS))))]
