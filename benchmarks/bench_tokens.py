@@ -1,6 +1,6 @@
 """Output tokens per call under toolgram's grammars (issue 24; a script, not a test).
 
-``python benchmarks/bench_tokens.py [--quick] [--formats a,b] [--max-new-tokens 160]``
+``python benchmarks/bench_tokens.py [--quick] [--formats a,b] [--max-new-tokens 256]``
 
 SmolLM2-135M (GGUF), greedy, ``tool_choice`` required, one call (parallel off), the weather tool, no
 ``stop_after_whitespace``: generation ends only where the grammar lets end-of-sequence be the one
@@ -71,7 +71,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smoke run: three formats, 96 tokens")
     ap.add_argument("--formats", default="", help="comma-separated subset (default: every format)")
-    ap.add_argument("--max-new-tokens", type=int, default=160)
+    ap.add_argument("--max-new-tokens", type=int, default=256)
     ap.add_argument("--no-llamacpp", action="store_true", help="OpenVINO only")
     args = ap.parse_args()
     formats = [f for f in args.formats.split(",") if f] or list(FORMATS)
