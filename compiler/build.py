@@ -36,11 +36,10 @@ from ..grammars.spec import (
 from ..grammars.syntax import python_text, xml_elements
 from .conditional import expand, pending
 from .exclusive import exclusive
-from .formats import format_pattern
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .keys import plain_name
 from .options import Options, trigger_captures
-from .regex import Patterns, json_char, pattern_to_ir, raw_char, unambiguous, writable
+from .regex import json_char, pattern_to_ir, raw_char, unambiguous
 from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of, met_branch
 from .values import (
     END_WS,
@@ -56,11 +55,11 @@ from .values import (
     json_literal,
     length_bounds,
     list_gaps,
+    lone_format,
     object_keys,
     schema_text,
-    string_patterns,
+    string_spec,
     template_gap,
-    with_format,
     without_not,
     words_as_patterns,
 )
@@ -313,10 +312,11 @@ class GrammarBuilder:
                 return Token(alt(*(Lit(c.write_value(v)) for v in words)), "ENUM")
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
-                where = f"{path}.{kind[3] if len(kind) > 3 else 'pattern'}"
+                where = f"{path}.{kind[3]}"
+                tag = "" if lone_format(kind[1], kind[3]) or unambiguous(kind[1]) else where
                 return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where, kind[2]),
                                       lambda: pattern_to_ir(kind[1], raw_char("]"), where, kind[2])),
-                             "RAWP", c.param_end, path="" if len(kind) > 3 or unambiguous(kind[1]) else where)
+                             "RAWP", c.param_end, path=tag)
             vb = self._values("json", ctx, index)
             return vb.value_once(schema, path, f"t{index}-v")
 
@@ -414,9 +414,9 @@ class GrammarBuilder:
                     raise UnsupportedSchemaError(f"an enum value holds {ns!r}", f"{path}.enum")
                 return Token(alt(*(Lit(w) for w in words)), "ENUM")
             if isinstance(kind, tuple):
-                where = f"{path}.{kind[3] if len(kind) > 3 else 'pattern'}"
-                return Token(pattern_to_ir(kind[1], raw_char(ns[0]), where, kind[2]), "ETEXTP", ns,
-                             path="" if len(kind) > 3 or unambiguous(kind[1]) else where)
+                where = f"{path}.{kind[3]}"
+                tag = "" if lone_format(kind[1], kind[3]) or unambiguous(kind[1]) else where
+                return Token(pattern_to_ir(kind[1], raw_char(ns[0]), where, kind[2]), "ETEXTP", ns, path=tag)
             target = ctx.deref(schema, path)
             types = _json_types(schema, ctx, path)
             nested = {"object", "array"} & set(types)
@@ -843,7 +843,7 @@ def _union_texts(kind: Any, allowed: frozenset[str], write: Callable[[Any], str]
                                                  f"({' or '.join(map(repr, stops))})", f"{path}.enum")
                 texts.append(write(value) if isinstance(value, str) else text)
         elif k[0] == "pattern":
-            exprs.append(pattern_to_ir(k[1], raw_char(char), f"{path}.{k[3] if len(k) > 3 else 'pattern'}", k[2]))
+            exprs.append(pattern_to_ir(k[1], raw_char(char), f"{path}.{k[3]}", k[2]))
         else:
             lo, hi = k
             empty = empty or lo == 0
@@ -981,23 +981,12 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
                 kinds += pieces if all(k != "mixed" for k, _ in pieces) else [(_xml_kind(met, ctx, path, _refs), met)]
             return _union_kind(kinds, ctx, path)
     if t == "string":
-        fmt = format_pattern(schema.get("format"))
         try:
-            spec = string_patterns(words_as_patterns(schema), path)
+            spec, key = string_spec(words_as_patterns(schema), path, ctx)
         except SchemaError:
             return "json"  # the JSON value builder reports it with its path
-        if fmt is not None and spec is None:
-            return ("pattern", fmt, length_bounds(schema, path), "format")
         if spec is not None:
-            spec = spec if fmt is None else with_format(fmt, spec)
-            if isinstance(spec, Patterns) and spec.none and ctx.permissive and not writable(spec, length_bounds(
-                    schema, path)):
-                ctx.unsupported("not", path)  # relaxed: the patterns it must not match dropped, as in JSON
-                spec = spec.all[0] if len(spec.all) == 1 else Patterns(spec.all) if spec.all else None
-        if spec is not None:
-            if not ctx.permissive or writable(spec, length_bounds(schema, path)):
-                return ("pattern", spec, length_bounds(schema, path))
-            ctx.unsupported("pattern", path)  # relaxed: raw text of those lengths, as the JSON value builder does
+            return ("pattern", spec, length_bounds(schema, path), key)
         lo, hi = length_bounds(schema, path)
         if lo == 0 and hi is None:
             return "raw"

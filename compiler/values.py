@@ -1015,35 +1015,11 @@ class ValueBuilder:
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         if NOT_STRINGS in schema:
             return self._string_not(schema, path, hint)
-        fmt = format_pattern(schema.get("format"))
-        spec = string_patterns(schema, path)
-        if fmt is not None and spec is not None:
-            try:  # both: the intersection of their automata
-                return self.g.shared(hint, self.pattern_string(with_format(fmt, spec), f"{path}.format",
-                                                               length_bounds(schema, path)))
-            except UnsupportedSchemaError:
-                self.ctx.unsupported("format", path)  # (permissive: the patterns alone)
-                fmt = None
-        if isinstance(spec, Patterns) and spec.none and self.ctx.permissive and not writable(spec,
-                                                                                          length_bounds(schema, path)):
-            self.ctx.unsupported("not", path)  # relaxed: the patterns it must not match dropped (a superset)
-            spec = string_patterns({k: v for k, v in schema.items() if k != NOT_PATTERNS}, path)
-        if spec is not None:
-            try:
-                return self.g.shared(hint, self.pattern_string(spec, f"{path}.pattern", length_bounds(schema, path)))
-            except UnsupportedSchemaError:
-                if not self.ctx.permissive:
-                    raise
-                self.ctx.unsupported("pattern", path)  # relaxed: a string of those lengths (the format's)
-        lo, hi = length_bounds(schema, path)
-        if fmt is not None:
-            try:
-                return self.g.shared(hint, self.pattern_string(fmt, f"{path}.format", (lo, hi), vetted=True))
-            except UnsupportedSchemaError:
-                if not self.ctx.permissive:
-                    raise
-                self.ctx.unsupported("format", path)  # relaxed: a plain string of that length
-        return self.string(lo, hi)
+        spec, key = string_spec(schema, path, self.ctx)
+        lengths = length_bounds(schema, path)
+        if spec is None:
+            return self.string(*lengths)
+        return self.g.shared(hint, self.pattern_string(spec, f"{path}.{key}", lengths, vetted=lone_format(spec, key)))
 
     def _string_not(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         """A string that is none of the values ``not`` excludes (:data:`NOT_STRINGS`), in any spelling (the
@@ -1237,6 +1213,44 @@ def string_patterns(schema: dict[str, Any], path: str) -> str | Patterns | None:
     if not none and len(mine) <= 1:
         return mine[0] if mine else None
     return Patterns(tuple(dict.fromkeys(mine)), tuple(dict.fromkeys(none)))
+
+
+def string_spec(schema: dict[str, Any], path: str, ctx: SchemaContext) -> tuple[str | Patterns | None, str]:
+    """What a string's text must match under ``schema``'s ``pattern``, ``format`` and the patterns a meet or a
+    ``not`` gave it, and the keyword that names it in an error (``format`` where a format is part of it); None:
+    any text of the schema's lengths.  The one home of this choice for every syntax (JSON strings, raw XML
+    values).  Strict: everything, as it is (the builder refuses what it cannot write, at that keyword's path).
+    Permissive, where the whole cannot be written at the schema's lengths: one keyword dropped at a time, each
+    step a superset of the last, each listed under ``relaxed``: the ``format`` beside a pattern, then the
+    patterns ``not`` forbids, then the ``pattern`` (or a lone ``format``)."""
+    lengths = length_bounds(schema, path)
+    fmt = format_pattern(schema.get("format"))
+    spec = string_patterns(schema, path)
+    if spec is None:
+        if fmt is None or not ctx.permissive or writable(fmt, lengths):
+            return fmt, "format"
+        ctx.unsupported("format", path)  # relaxed: a string of those lengths
+        return None, "format"
+    if fmt is not None:
+        met = with_format(fmt, spec)
+        if not ctx.permissive or writable(met, lengths):
+            return met, "format"
+        ctx.unsupported("format", path)  # relaxed: the patterns alone
+    if not ctx.permissive or writable(spec, lengths):
+        return spec, "pattern"
+    if isinstance(spec, Patterns) and spec.none:
+        ctx.unsupported("not", path)  # relaxed: the patterns it must not match dropped
+        spec = string_patterns({k: v for k, v in schema.items() if k != NOT_PATTERNS}, path)
+        if spec is None or writable(spec, lengths):
+            return spec, "pattern"
+    ctx.unsupported("pattern", path)  # relaxed: a string of those lengths
+    return None, "pattern"
+
+
+def lone_format(spec: str | Patterns, keyword: str) -> bool:
+    """Whether :func:`string_spec`'s ``spec`` is a lone ``format``'s own pattern: vetted (:mod:`.formats`: only
+    bounded repetitions are ambiguous), so Lark needs no DFA of its own to print it."""
+    return keyword == "format" and isinstance(spec, str)
 
 
 def words_as_patterns(schema: dict[str, Any]) -> dict[str, Any]:
