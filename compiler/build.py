@@ -40,7 +40,7 @@ from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Unt
 from .keys import plain_name
 from .options import Options, trigger_captures
 from .regex import json_char, pattern_to_ir, raw_char, unambiguous
-from .schema import ANNOTATIONS, SchemaContext, Tool, arguments_object, merge_all_of, met_branch
+from .schema import SchemaContext, Tool, arguments_object, merge_all_of, met_branch, ref_siblings
 from .values import (
     END_WS,
     GEMMA_KEY_RULE,
@@ -877,7 +877,7 @@ def _written(value: Any, allowed: frozenset[str]) -> str | None:
 
 def _resolved(schema: Any, ctx: SchemaContext, path: str) -> Any:
     """``schema`` with a ``$ref`` chain followed, ``allOf`` (and ``$ref`` with siblings) met."""
-    if isinstance(schema, dict) and ("allOf" in schema or ("$ref" in schema and set(schema) - ANNOTATIONS - {"$ref"})):
+    if isinstance(schema, dict) and ("allOf" in schema or ("$ref" in schema and ref_siblings(schema))):
         return merge_all_of(schema, path, ctx)
     return ctx.deref(schema, path)
 
@@ -927,7 +927,7 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
         return "raw"
     if not isinstance(schema, dict):
         return "json"
-    if "allOf" in schema or ("$ref" in schema and set(schema) - ANNOTATIONS - {"$ref"}):
+    if "allOf" in schema or ("$ref" in schema and ref_siblings(schema)):
         try:
             met = merge_all_of(schema, path, ctx)
         except (SchemaError, UnsupportedSchemaError):

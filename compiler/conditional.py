@@ -24,11 +24,10 @@ from typing import Any
 
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from .formats import format_pattern
-from .keywords import KEYWORDS
+from .keywords import annotation
 from .regex import writable
 from .schema import (
     ALSO_PATTERNS,
-    ANNOTATIONS,
     CONDITIONS,
     NOT_PATTERNS,
     SchemaContext,
@@ -51,8 +50,6 @@ _TYPED = {
     **dict.fromkeys(("minLength", "maxLength", "pattern", "format", ALSO_PATTERNS, NOT_PATTERNS), "string"),
     **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number"),
 }
-#: toolgram's own keywords a test may hold (met into it), negated as their meaning says
-_INTERNAL = (CONDITIONS, ALSO_PATTERNS, NOT_PATTERNS)
 #: the JSON types a value may have (``integer`` is a ``number``)
 _KINDS = ("string", "number", "boolean", "null", "object", "array")
 #: a bound and the bound that admits exactly the values it rejects
@@ -165,7 +162,7 @@ def negation(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]] |
         if other:
             out.append({"type": other if len(other) > 1 else other[0]})
     for k, v in test.items():
-        if k == "type" or k in ANNOTATIONS and k != "format" or k not in KEYWORDS and k not in _INTERNAL:
+        if k == "type" or annotation(k):
             continue
         kind = _TYPED.get(k)
         guard = _guard(kind, types) if kind else None

@@ -110,3 +110,16 @@ NOTES: dict[str, str] = {
 def with_status(status: str) -> frozenset[str]:
     """The keywords of one status."""
     return frozenset(k for k, v in KEYWORDS.items() if v == status)
+
+
+#: the prefix of toolgram's own keys, which a merge or a negation writes into a schema (never a user's keyword)
+INTERNAL_PREFIX = "$toolgram:"
+
+
+def annotation(key: str) -> bool:
+    """Whether keyword ``key`` never changes what is valid: a registered annotation, or a keyword JSON Schema does
+    not define (editor hints such as ``markdownDescription`` and ``deprecationMessage``, OpenAPI's
+    ``discriminator``, ``x-...`` extensions), which validators ignore, so two ``allOf`` branches may disagree on
+    it.  Not ``format`` (enforced where toolgram checks it) and not toolgram's own ``$toolgram:`` keys."""
+    status = KEYWORDS.get(key)
+    return status == "annotation" or (status is None and not key.startswith(INTERNAL_PREFIX))

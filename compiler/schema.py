@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
-from .keywords import with_status
+from .keywords import annotation, with_status
 from .multiples import common_multiple
 from .refs import follow_pointer, local_refs
 
 # Keywords by what toolgram does with them: the one registry is :mod:`.keywords`.
-ANNOTATIONS = with_status("annotation")
 ENFORCED = with_status("enforced")
 UNSUPPORTED = with_status("unsupported")
 TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
@@ -278,6 +277,12 @@ def conditions_of(schema: dict[str, Any], path: str = "$") -> tuple[list[dict[st
     return conds, rest
 
 
+def ref_siblings(schema: dict[str, Any]) -> dict[str, Any]:
+    """The keywords beside a ``$ref`` that constrain (annotations, unknown keywords included, aside): with any, the
+    ``$ref`` means ``allOf: [target, siblings]``."""
+    return {k: v for k, v in schema.items() if k != "$ref" and not annotation(k)}
+
+
 def merge_all_of(schema: dict[str, Any], path: str, ctx: SchemaContext | None = None) -> dict[str, Any]:
     """``schema``'s ``allOf`` branches (and ``$ref`` with sibling keywords) met into one schema: see :func:`flatten`."""
     ctx = ctx or SchemaContext(root=schema, path=path)
@@ -398,8 +403,8 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | N
             out[k] = False
         elif k in ("items", "additionalProperties") and (mine is True or v is True):
             out[k] = v if mine is True else mine
-        elif k in ANNOTATIONS and k != "format":
-            pass  # an annotation: either text will do
+        elif annotation(k):
+            pass  # an annotation (an unknown keyword too): either text will do
         elif ctx is not None and ctx.permissive:
             ctx.unsupported(k, path)  # relaxed: a's value alone, a superset
         else:
@@ -445,7 +450,7 @@ def met_branch(outer: dict[str, Any], branch: Any, path: str, ctx: SchemaContext
 
 def values_of(schema: Any) -> list[Any] | None:
     """The values a schema of ``const``/``enum`` alone lists (annotations aside), else None."""
-    if not isinstance(schema, dict) or set(schema) - ANNOTATIONS - {"const", "enum"}:
+    if not isinstance(schema, dict) or {k for k in schema if not annotation(k)} - {"const", "enum"}:
         return None
     if "const" in schema and "enum" not in schema:
         return [schema["const"]]

@@ -33,6 +33,7 @@ from .keys import (
     plain_name,
     python_key_body,
 )
+from .keywords import annotation
 from .multiples import exact_decimal, integer_step, multiples
 from .regex import (
     Patterns,
@@ -47,7 +48,6 @@ from .regex import (
 )
 from .schema import (
     ALSO_PATTERNS,
-    ANNOTATIONS,
     CONDITIONS,
     NOT_PATTERNS,
     TYPES,
@@ -57,6 +57,7 @@ from .schema import (
     meet,
     merge_all_of,
     met_branch,
+    ref_siblings,
     type_hint,
     vacuous,
     values_of,
@@ -981,7 +982,7 @@ class ValueBuilder:
         ref = schema["$ref"]
         if not isinstance(ref, str):
             raise SchemaError("$ref must be a string", f"{path}.$ref")
-        siblings = {k: v for k, v in schema.items() if k not in ANNOTATIONS and k != "$ref"}
+        siblings = ref_siblings(schema)
         # with sibling keywords a $ref means allOf [target, siblings]: a rule of its own, memoized
         # by the reference and the siblings (the target's rule stays as it is for its other uses)
         key = ref if not siblings else f"{ref} {json.dumps(siblings, sort_keys=True, default=repr)}"
@@ -995,7 +996,7 @@ class ValueBuilder:
         else:
             target, tpath = self.ctx.resolve(ref, f"{path}.$ref")
         chain = {ref}
-        while isinstance(target, dict) and "$ref" in target and not set(target) - ANNOTATIONS - {"$ref"}:
+        while isinstance(target, dict) and "$ref" in target and not ref_siblings(target):
             if target["$ref"] in chain:  # a == b == a: a rule that derives only itself
                 raise SchemaError(f"$ref cycle through {target['$ref']!r}", f"{path}.$ref")
             chain.add(target["$ref"])
@@ -1273,7 +1274,7 @@ def without_not(schema: dict[str, Any], ctx: SchemaContext, path: str) -> dict[s
     (:func:`_excluding`).  Any other ``not`` is unsupported (permissive: ignored, a superset)."""
     rest = {k: v for k, v in schema.items() if k != "not"}
     neg = schema["not"]
-    keys = set(neg) - ANNOTATIONS if isinstance(neg, dict) else None
+    keys = {k for k in neg if not annotation(k)} if isinstance(neg, dict) else None
     if keys == {"anyOf"} and isinstance(neg["anyOf"], list) and neg["anyOf"] and all(
             values_of(b) is not None for b in neg["anyOf"]):  # not (a or b): none of their values
         return without_not({**rest, "not": {"enum": [v for b in neg["anyOf"] for v in values_of(b) or []]}}, ctx,
@@ -1654,7 +1655,7 @@ def _property_names(pn: Any, ctx: SchemaContext, path: str) -> Expr | None:
         return Chars(())  # no name: the object is empty
     if not isinstance(pn, dict):
         raise SchemaError("propertyNames must be a schema (an object or a boolean)", where)
-    other = [k for k in pn if k not in _NAME_KEYWORDS and (k not in ANNOTATIONS or k == "format")]
+    other = [k for k in pn if k not in _NAME_KEYWORDS and not annotation(k)]
     if pn.get("type", "string") not in ("string", ["string"]):
         other.insert(0, "type")
     try:
