@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import OptionError
+from ..errors import OptionError, UnsupportedSchemaError
 from ..grammars import get_format
 from ..grammars.spec import FormatSpec
 from .build import GrammarBuilder
@@ -108,10 +108,14 @@ def compile(  # noqa: A001 - the public name is SPEC's
         tools=tool_list,
     )
     if opts.choice != "none":
-        ir, relaxed = build_ir(spec, tool_list, opts, lazy)
+        try:
+            ir, relaxed = build_ir(spec, tool_list, opts, lazy)
+            bundle.grammar = d.emit(spec, tool_list, opts, ir)
+        except RecursionError:  # (nesting past 128 levels is refused where it is read; a $ref chain is not)
+            raise UnsupportedSchemaError("the tools' schemas are too deep to compile: a chain of $ref with "
+                                         "sibling keywords, or of allOf, past Python's recursion limit", "$") from None
         bundle.ir = ir
         bundle.relaxed = relaxed
-        bundle.grammar = d.emit(spec, tool_list, opts, ir)
         if d.parser_kind is not None:
             bundle.lark_parser = d.parser_kind(bundle.grammar)
     if bundle.lark_parser is None:

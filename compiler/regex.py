@@ -138,10 +138,11 @@ def spell(e: Expr, char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
         return char(e.ranges if not e.negated else negate(tuple(sorted(e.ranges))))
     if isinstance(e, Lit):
         return seq(*(char(((ord(ch), ord(ch)),)) for ch in e.text))
-    if isinstance(e, Seq):
-        return seq(*(spell(i, char) for i in e.items))
-    if isinstance(e, Alt):
-        return alt(*(spell(i, char) for i in e.items))
+    if isinstance(e, (Seq, Alt)):  # (a loop, not a generator: one Python frame per level of a deep expression)
+        items = []
+        for i in e.items:
+            items.append(spell(i, char))
+        return seq(*items) if isinstance(e, Seq) else alt(*items)
     if isinstance(e, Rep):
         return Rep(spell(e.item, char), e.min, e.max)
     return e  # EMPTY

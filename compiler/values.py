@@ -1507,8 +1507,8 @@ def object_shape(schema: dict[str, Any], ctx: SchemaContext, path: str) -> tuple
         extra = True
     undeclared = [name for name in dict.fromkeys(req) if name not in props]
     if undeclared and ap is False and "patternProperties" not in schema:
-        raise SchemaError(f"required property {undeclared[0]!r} is not in properties and "
-                          "additionalProperties is false: no object is valid", f"{path}.required")
+        raise EmptySchemaError(f"required property {undeclared[0]!r} is not in properties and "
+                               "additionalProperties is false: no object is valid", f"{path}.required")
     if extra is not False or "patternProperties" in schema:  # a name that may appear as an undeclared key
         undeclared += [name for name in dependency_names(schema) if name not in props and name not in undeclared]
     if undeclared:
@@ -1706,8 +1706,9 @@ def _pattern_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> Obje
             if not own and schema.get("additionalProperties") is False and name not in required:
                 continue  # a name dependentRequired mentions that no key may be: it cannot appear
             if not own and schema.get("additionalProperties") is False:
-                raise SchemaError(f"required property {name!r} is in no properties, matches no patternProperties "
-                                  "and additionalProperties is false: no object is valid", f"{path}.required")
+                raise EmptySchemaError(f"required property {name!r} is in no properties, matches no "
+                                       "patternProperties and additionalProperties is false: no object is valid",
+                                       f"{path}.required")
         elif own:
             sub = {"allOf": [sub, *own]}
         if isinstance(sub, dict) and "allOf" in sub and own:

@@ -114,6 +114,21 @@ def test_depth_limit_boundary_compiles(dialect: str) -> None:
     one_line_error("hermes", [tool("t", nested_objects(64))], dialect, "nested more than 128 levels")
 
 
+def ref_chain(n: int) -> dict[str, Any]:
+    """Parameters whose one property is a chain of ``n`` ``$ref``s, each with a sibling keyword (an allOf each)."""
+    defs: dict[str, Any] = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}", "maxLength": 1000 - i % 7} for i in range(n)}
+    defs[f"d{n}"] = {"type": "string"}
+    return params({"a": {"$ref": "#/$defs/d0"}}, **{"$defs": defs})
+
+
+def test_a_chain_past_the_recursion_limit_is_an_error() -> None:
+    """A $ref chain deeper than Python's recursion (which the 128-level nesting limit does not see, since every
+    link stands at one level) is a ToolgramError, never a RecursionError; a long one compiles."""
+    compile("hermes", [tool("t", ref_chain(100))], dialect="ebnf")
+    err = one_line_error("hermes", [tool("t", ref_chain(3000))], "ebnf", "too deep to compile")
+    assert isinstance(err, UnsupportedSchemaError)
+
+
 @pytest.mark.parametrize(("keyword", "relaxed"), [
     ({"not": {"pattern": "^(a)\\1"}}, ["not"]), ({"if": {"pattern": "^(a)\\1"}, "then": {"maxLength": 3}}, ["if"]),
     ({"$dynamicRef": "#meta"}, ["$dynamicRef"]), ({"type": ["string", "foo"]}, None)])
