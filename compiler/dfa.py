@@ -202,7 +202,7 @@ def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int]
         edges[(s, dst)] = EMPTY
 
     def path(a: Expr, loop: Expr | None, b: Expr) -> Expr:
-        return seq(a, EMPTY if loop is None else Rep(loop, 0, None), b)
+        return _then(_then(a, EMPTY if loop is None else Rep(loop, 0, None)), b)
 
     def check(label: Expr) -> None:
         if len(edges) > MAX_STATES * 20:
@@ -310,35 +310,89 @@ def _eliminate(edges: dict[tuple[int, int], Any], states: set[int], path: Callab
                union: Callable[[Any, Any], Any], check: Callable[[Any], None]) -> None:
     """State elimination over ``edges`` (labels of any kind: regex text, IR), in place: each of ``states``
     is removed, its in-edges joined to its out-edges by ``path(in, loop or None, out)``, parallel edges
-    by ``union``; ``check(new label)`` enforces the size caps.  Fewest in x out edges first (small output)."""
-    remaining = sorted(states)
-    while remaining:
-        def cost(k: int) -> int:
-            return sum(1 for (a, b) in edges if b == k and a != k) * sum(1 for (a, b) in edges if a == k and b != k)
+    by ``union``; ``check(new label)`` enforces the size caps.  Fewest in x out edges first (small output);
+    each state's neighbours are kept (in the edges' order), so a choice costs a pass over the states, not over
+    the edges."""
+    ins: dict[int, dict[int, None]] = {}
+    outs: dict[int, dict[int, None]] = {}
+    for a, b in edges:
+        outs.setdefault(a, {})[b] = None
+        ins.setdefault(b, {})[a] = None
+    remaining = set(states)
 
+    def cost(k: int) -> tuple[int, int]:
+        i, o = ins.get(k, {}), outs.get(k, {})
+        return (len(i) - (k in i)) * (len(o) - (k in o)), k
+
+    while remaining:
         k = min(remaining, key=cost)
         remaining.remove(k)
         loop = edges.pop((k, k), None)
-        ins = [(a, x) for (a, b), x in edges.items() if b == k]
-        outs = [(b, x) for (a, b), x in edges.items() if a == k]
-        for a, _ in ins:
-            del edges[(a, k)]
-        for b, _ in outs:
-            del edges[(k, b)]
-        for a, x1 in ins:
-            for b, x2 in outs:
+        into = [(a, edges.pop((a, k))) for a in ins.pop(k, {}) if a != k]
+        out_of = [(b, edges.pop((k, b))) for b in outs.pop(k, {}) if b != k]
+        for a, _ in into:
+            del outs[a][k]
+        for b, _ in out_of:
+            del ins[b][k]
+        for a, x1 in into:
+            for b, x2 in out_of:
                 label = path(x1, loop, x2)
                 old = edges.get((a, b))
                 edges[(a, b)] = label if old is None else union(old, label)
+                outs.setdefault(a, {})[b] = None
+                ins.setdefault(b, {})[a] = None
                 check(edges[(a, b)])
 
 
+def _count(e: Expr) -> tuple[Chars, int, int | None] | None:
+    """``e`` as one character class repeated ``lo`` to ``hi`` times (None: unbounded), if it is one."""
+    if isinstance(e, Chars):
+        return e, 1, 1
+    if isinstance(e, Rep) and isinstance(e.item, Chars):
+        return e.item, e.min, e.max
+    return None
+
+
+def _counted(c: Chars, lo: int, hi: int | None) -> Expr:
+    return c if lo == hi == 1 else EMPTY if hi == 0 else Rep(c, lo, hi)
+
+
+def _then(a: Expr, b: Expr) -> Expr:
+    """``a`` then ``b``; a class counted twice in a row is counted once (``C C{0,2}`` is ``C{1,3}``), so a chain of
+    states that each read the same class (a length bound: ``maxLength: 1024``) is one bounded repetition, not an
+    expression nested a level per character (which engines then unroll, and Python's recursion cannot walk)."""
+    if a == EMPTY or b == EMPTY:
+        return b if a == EMPTY else a
+    head = a.items[-1] if isinstance(a, Seq) else a
+    tail = b.items[0] if isinstance(b, Seq) else b
+    x, y = _count(head), _count(tail)
+    if x is None or y is None or x[0] != y[0]:
+        return seq(a, b)
+    hi = None if x[2] is None or y[2] is None else x[2] + y[2]
+    joined = _counted(x[0], x[1] + y[1], hi)
+    before = a.items[:-1] if isinstance(a, Seq) else ()
+    after = b.items[1:] if isinstance(b, Seq) else ()
+    return seq(*before, joined, *after)
+
+
 def _either(a: Expr, b: Expr) -> Expr:
-    """``a | b``, written ``b?`` when ``a`` is the empty word (and the other way round)."""
+    """``a | b``, written ``b?`` when ``a`` is the empty word (and the other way round); one class counted over
+    two ranges of counts that meet is counted over their union (``C | C{2,3}`` is ``C{1,3}``, ``ε | C{1,3}`` is
+    ``C{0,3}``): still one parse per word."""
+    x = _count(a) if a != EMPTY else None
+    y = _count(b) if b != EMPTY else None
+    if a == EMPTY and y is not None and y[1] <= 1:
+        return _counted(y[0], 0, y[2])
+    if b == EMPTY and x is not None and x[1] <= 1:
+        return _counted(x[0], 0, x[2])
     if a == EMPTY:
         return Rep(b, 0, 1)
     if b == EMPTY:
         return Rep(a, 0, 1)
+    if x is not None and y is not None and x[0] == y[0]:
+        (lo1, hi1), (lo2, hi2) = sorted([(x[1], x[2]), (y[1], y[2])], key=lambda r: r[0])
+        if hi1 is None or lo2 <= hi1 + 1:  # the counts meet: one range
+            return _counted(x[0], lo1, None if hi1 is None or hi2 is None else max(hi1, hi2))
     return alt(a, b)
 
 
