@@ -469,6 +469,18 @@ def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -
     return f"(?:{out})"
 
 
+def dfa_edges(e: Expr, grammar: Grammar | None = None) -> tuple[list[tuple[int, int, Chars]], set[int]]:
+    """``e``'s minimal DFA as its live edges ``(from, to, class)`` (one class per pair of states) and its live
+    accepting states; the start is state 0 (no edges and no accepting state: no word).  For a printer that
+    writes the automaton itself, as rules, where its regex would be too large (:mod:`.emit.lark`)."""
+    trans, accepting, starts = build_dfa(e, grammar)
+    trans, accepting = minimize(trans, accepting)
+    live = _live(trans, accepting)
+    if 0 not in live:
+        return [], set()
+    return [(a, b, Chars(_spans(ivs, starts))) for (a, b), ivs in _edges(trans, live).items()], accepting & live
+
+
 def _atomic(rx: str) -> bool:
     """Whether ``rx`` is one unit for a quantifier (a class, or one group)."""
     if rx.startswith("[") and rx.endswith("]") and rx.count("[") == 1:
@@ -492,7 +504,8 @@ def _union(a: str, b: str) -> str:
     return f"(?:{a}|{b})"
 
 
-__all__ = ["DfaLimit", "backtracks", "build_dfa", "build_labeled_dfa", "class_char", "dfa_expr", "dfa_regex"]
+__all__ = ["DfaLimit", "backtracks", "build_dfa", "build_labeled_dfa", "class_char", "dfa_edges", "dfa_expr",
+           "dfa_regex"]
 
 
 def _first(e: Expr, grammar: Grammar | None) -> Ranges | None:

@@ -17,6 +17,7 @@ from toolgram.compiler.bundle import compile
 from toolgram.compiler.dialects import NAMES as DIALECT_NAMES
 from toolgram.grammars import FORMATS
 from toolgram.grammars.render import render_calls
+from toolgram.parsing.strict import parse_strict
 
 import toolgram
 from toolgram.cli import main
@@ -376,15 +377,33 @@ def test_dfa_pattern_agrees_with_the_other_dialects(dialect: str) -> None:
         assert len(set(got.values())) == 1, (value, got)
 
 
-def test_pattern_too_complex_for_lark_names_the_path() -> None:
-    """Past the DFA caps the Lark dialect raises UnsupportedSchemaError naming the pattern's path."""
-    from toolgram.compiler import dfa
+#: a cron expression (Meltano's schema in SchemaStore): ambiguous ("12" is one field or two), so Lark's terminal
+#: must come from its DFA, whose regex passes the caps (151 states, ~2 million nodes written out)
+CRON = r"^((@(hourly|daily|weekly|monthly|yearly|once))|((((\d+,)+\d+|(\d+|\*)(\/|-)\d+|\d+|\*) ?){5,6}))$"
+CRON_VALUES = ["@daily", "0 0 * * *", "0 0 * * * 1", "1,2 */5 3-4 * *", "0 0 * *", "x", "1 1 1 1 1 ", "12345",
+               "1 2 3 4 5 6 7", "@dailyx", "*/5 * * * *", ""]
 
-    tools = [tool("f", params({"x": {"type": "string", "pattern": "^(a+)+$"}}))]
-    saved = dfa.MAX_STATES
-    dfa.MAX_STATES = 1
-    try:
-        with pytest.raises(UnsupportedSchemaError, match=r"properties\.x\.pattern"):
-            compile("hermes", tools, dialect="lark")
-    finally:
-        dfa.MAX_STATES = saved
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_a_pattern_past_the_regex_caps_is_an_automaton(fmt: str) -> None:
+    """Past the caps of a linear-time Lark regex, the pattern's DFA is written as rules: the strict parser exists
+    (LALR, one pass), in every format (raw XML values too), and agrees with Python's ``re`` on the pattern."""
+    import re
+
+    tools = [tool("f", params({"x": {"type": "string", "pattern": CRON}}, required=["x"]))]
+    bundle = compile(fmt, tools, dialect="lark", tool_choice="required")
+    assert bundle.lark_parser == "lalr" and "_pat1_" in (bundle.grammar or "")
+    for value in CRON_VALUES:
+        msg = parse_strict(fmt, render_calls(fmt, [("f", {"x": value})]), tools, tool_choice="required")
+        assert bool(msg["tool_calls"]) == bool(re.search(CRON, value)), value
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_the_automaton_agrees_with_the_engines(fmt: str) -> None:
+    """Lark's automaton, xgrammar's EBNF and llama.cpp's GBNF accept the same values."""
+    tools = [tool("f", params({"x": {"type": "string", "pattern": CRON}}, required=["x"]))]
+    bundles = [compile(fmt, tools, dialect=d, tool_choice="required") for d in ("lark", "ebnf", "gbnf")]
+    for value in CRON_VALUES:
+        text = render_calls(fmt, [("f", {"x": value})])
+        got = {e: r[0] for b in bundles for e, r in engine_results(b, text).items()}
+        assert len(set(got.values())) == 1, (value, got)

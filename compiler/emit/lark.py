@@ -13,9 +13,8 @@ from dataclasses import replace
 from functools import lru_cache
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
-from ...errors import UnsupportedSchemaError
 from ..automaton import rx_escape, until_regex
-from ..dfa import DfaLimit, backtracks, class_char, dfa_regex
+from ..dfa import DfaLimit, backtracks, class_char, dfa_edges, dfa_regex
 from ..ir import (
     EMPTY,
     Alt,
@@ -47,6 +46,8 @@ class LarkPrinter:
         self.priorities: dict[str, int] = {}
         self._regex_cache: dict[Expr, str] = {}
         self._term_count = 0
+        self._automata: list[str] = []  # rules of patterns written as automata (:meth:`automaton`)
+        self._automaton_count = 0
         self._names = {name: self._rule_name(name) for name in grammar.rules}
         self._hoisted = {name: _hoist(body) for name, body in grammar.rules.items()
                          if grammar.meta.get(name, ("",))[0] == "call"}
@@ -112,16 +113,18 @@ class LarkPrinter:
         """A terminal for ``e``; a nullable token becomes ``TERM?`` over its non-empty part.
 
         A schema pattern (``path`` set) that a backtracking matcher could take exponential time on
-        is printed from its DFA (:mod:`..dfa`), an unambiguous regex; past the DFA's caps it is an
-        :class:`UnsupportedSchemaError` naming the pattern's path."""
+        is printed from its DFA (:mod:`..dfa`), an unambiguous regex.  Where that regex would pass the caps
+        (an ambiguous pattern with a large DFA: a cron expression's ``(\\d+ ?){5,6}``), the DFA itself is
+        written as rules (:meth:`automaton`), so the strict parser exists for every grammar the other dialects
+        compile.  Such a token needs no look-ahead after it (``follow``, ``stop``): the parser reads it a character
+        at a time, and the text that follows a raw value (``</parameter>``, ``]]>``) starts with a character its
+        pattern's characters exclude."""
         optional = nullable(e, self.g)
         if path and backtracks(e, self.g):
             try:
                 rx = dfa_regex(e, self.g, nonempty=optional)
-            except DfaLimit as exc:
-                raise UnsupportedSchemaError(
-                    f"pattern is too complex for a linear-time Lark terminal ({exc})", path
-                ) from None
+            except DfaLimit:
+                return self.automaton(e)
         else:
             if optional:
                 e = _nonempty(e, self.g)
@@ -139,6 +142,23 @@ class LarkPrinter:
             self.terminals[rx] = name
             self.priorities[name] = _priority(rx, e)
         return f"{name}?" if optional else name
+
+    def automaton(self, e: Expr) -> str:
+        """``e``'s minimal DFA as left-linear rules, one per state (``_pat1_3: _pat1_0 CHAR_7 | ...``: the text
+        that leads to state 3), a character class a terminal: deterministic, so LALR reads it in one pass
+        without a conflict, and Lark's tree building extends one list per value (left recursion).  The value's
+        text is read back by position, as every value's is."""
+        edges, accepting = dfa_edges(e, self.g)
+        if not accepting:
+            return self.terminal(Chars(()), "CHAR")  # no word: a terminal nothing matches
+        self._automaton_count += 1
+        base = f"_pat{self._automaton_count}"
+        into: dict[int, list[str]] = {0: [""]}  # the start: the empty text
+        for a, b, chars in edges:
+            into.setdefault(b, []).append(f"{base}_{a} {self.terminal(chars, 'CHAR')}")
+        for state, alts in into.items():
+            self._automata.append(f"{base}_{state}: " + " | ".join(alts))
+        return "(" + " | ".join(f"{base}_{s}" for s in sorted(accepting)) + ")"
 
     # -- rules ---------------------------------------------------------------------------------------
     def expr(self, e: Expr, ctx: str = "top") -> str:
@@ -222,6 +242,7 @@ class LarkPrinter:
                 body = seq(*self._hoisted[name][1])
             text = self.expr(body)
             lines.append(f"{self._names[name]}: {text}" if text else f"{self._names[name]}: ")
+        lines += self._automata
         for rx, name in self.terminals.items():
             # Lark reads \" inside a regex literal as a plain quote, so every quote is written \"
             lines.append(f"{name}.{self.priorities[name]}: /{rx.replace(chr(34), chr(92) + chr(34))}/")
