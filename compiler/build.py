@@ -39,7 +39,7 @@ from .exclusive import exclusive
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .keys import plain_name
 from .options import Options, trigger_captures
-from .regex import json_char, pattern_to_ir, raw_char, unambiguous
+from .regex import json_char, pattern_to_ir, raw_char
 from .schema import SchemaContext, Tool, arguments_object, merge_all_of, met_branch, ref_siblings
 from .values import (
     END_WS,
@@ -55,8 +55,8 @@ from .values import (
     json_literal,
     length_bounds,
     list_gaps,
-    lone_format,
     object_keys,
+    pattern_paths,
     schema_text,
     string_spec,
     template_gap,
@@ -312,8 +312,7 @@ class GrammarBuilder:
                 return Token(alt(*(Lit(c.write_value(v)) for v in words)), "ENUM")
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
-                where = f"{path}.{kind[3]}"
-                tag = "" if lone_format(kind[1], kind[3]) or unambiguous(kind[1]) else where
+                where, tag = pattern_paths(kind[1], kind[3], path)
                 return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where, kind[2]),
                                       lambda: pattern_to_ir(kind[1], raw_char("]"), where, kind[2])),
                              "RAWP", c.param_end, path=tag)
@@ -414,8 +413,7 @@ class GrammarBuilder:
                     raise UnsupportedSchemaError(f"an enum value holds {ns!r}", f"{path}.enum")
                 return Token(alt(*(Lit(w) for w in words)), "ENUM")
             if isinstance(kind, tuple):
-                where = f"{path}.{kind[3]}"
-                tag = "" if lone_format(kind[1], kind[3]) or unambiguous(kind[1]) else where
+                where, tag = pattern_paths(kind[1], kind[3], path)
                 return Token(pattern_to_ir(kind[1], raw_char(ns[0]), where, kind[2]), "ETEXTP", ns, path=tag)
             target = ctx.deref(schema, path)
             types = _json_types(schema, ctx, path)
@@ -843,7 +841,7 @@ def _union_texts(kind: Any, allowed: frozenset[str], write: Callable[[Any], str]
                                                  f"({' or '.join(map(repr, stops))})", f"{path}.enum")
                 texts.append(write(value) if isinstance(value, str) else text)
         elif k[0] == "pattern":
-            exprs.append(pattern_to_ir(k[1], raw_char(char), f"{path}.{k[3]}", k[2]))
+            exprs.append(pattern_to_ir(k[1], raw_char(char), pattern_paths(k[1], k[3], path)[0], k[2]))
         else:
             lo, hi = k
             empty = empty or lo == 0

@@ -424,8 +424,7 @@ def class_char(cp: int) -> str:
     return ch
 
 
-def _class(ivs: list[int], starts: list[int]) -> str:
-    spans = _spans(ivs, starts)
+def _class_rx(spans: tuple[tuple[int, int], ...]) -> str:
     if spans == ((0, MAXCP),):
         return "[\\s\\S]"
     body = "".join(class_char(a) if a == b else f"{class_char(a)}-{class_char(b)}" for a, b in spans)
@@ -434,14 +433,11 @@ def _class(ivs: list[int], starts: list[int]) -> str:
 
 def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -> str:
     """An unambiguous regex for ``e`` (without the empty string when ``nonempty``)."""
-    trans, accepting, starts = build_dfa(e, grammar)
-    trans, accepting = minimize(trans, accepting)
-    n = len(trans)
-    live = _live(trans, accepting)
-    if 0 not in live:
+    classes, accepting, live = _minimal_edges(e, grammar)
+    if not accepting:
         return "(?!)"
-    edges: dict[tuple[int, int], str] = {k: _class(ivs, starts) for k, ivs in _edges(trans, live).items()}
-    src, dst = n, n + 1
+    edges: dict[tuple[int, int], str] = {k: _class_rx(spans) for k, spans in classes.items()}
+    src, dst = -1, -2  # (no state's number)
     if nonempty:
         # a copy of the start state that is not accepting: the empty word is gone, nothing else
         for (a, b), rx in list(edges.items()):
@@ -449,7 +445,7 @@ def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -
                 edges[(src, b)] = rx
     else:
         edges[(src, 0)] = ""
-    for s in accepting & live:
+    for s in accepting:
         edges[(s, dst)] = ""
     size = [0]
 
@@ -469,16 +465,24 @@ def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -
     return f"(?:{out})"
 
 
-def dfa_edges(e: Expr, grammar: Grammar | None = None) -> tuple[list[tuple[int, int, Chars]], set[int]]:
-    """``e``'s minimal DFA as its live edges ``(from, to, class)`` (one class per pair of states) and its live
-    accepting states; the start is state 0 (no edges and no accepting state: no word).  For a printer that
-    writes the automaton itself, as rules, where its regex would be too large (:mod:`.emit.lark`)."""
+def _minimal_edges(e: Expr, grammar: Grammar | None
+                   ) -> tuple[dict[tuple[int, int], tuple[tuple[int, int], ...]], set[int], set[int]]:
+    """``e``'s minimal DFA: its live edges (the code point spans of each pair of states), live accepting states and
+    live states; the start is state 0 (no edges and no accepting state: no word)."""
     trans, accepting, starts = build_dfa(e, grammar)
     trans, accepting = minimize(trans, accepting)
     live = _live(trans, accepting)
     if 0 not in live:
-        return [], set()
-    return [(a, b, Chars(_spans(ivs, starts))) for (a, b), ivs in _edges(trans, live).items()], accepting & live
+        return {}, set(), set()
+    return {k: _spans(ivs, starts) for k, ivs in _edges(trans, live).items()}, accepting & live, live
+
+
+def dfa_edges(e: Expr, grammar: Grammar | None = None) -> tuple[list[tuple[int, int, Chars]], set[int]]:
+    """``e``'s minimal DFA as its live edges ``(from, to, class)`` and its live accepting states (start: state 0).
+    For a printer that writes the automaton itself, as rules, where its regex would be too large
+    (:mod:`.emit.lark`)."""
+    classes, accepting, _ = _minimal_edges(e, grammar)
+    return [(a, b, Chars(spans)) for (a, b), spans in classes.items()], accepting
 
 
 def _atomic(rx: str) -> bool:

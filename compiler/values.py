@@ -1020,7 +1020,7 @@ class ValueBuilder:
         lengths = length_bounds(schema, path)
         if spec is None:
             return self.string(*lengths)
-        return self.g.shared(hint, self.pattern_string(spec, f"{path}.{key}", lengths, vetted=lone_format(spec, key)))
+        return self.g.shared(hint, self.pattern_string(spec, key, path, lengths))
 
     def _string_not(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         """A string that is none of the values ``not`` excludes (:data:`NOT_STRINGS`), in any spelling (the
@@ -1038,15 +1038,12 @@ class ValueBuilder:
             body = alt(*(seq(Lit(q), python_key_body(words, q), Lit(q)) for q in "'\""))
         return self.g.shared(hint, Token(body, "STRING"))
 
-    def pattern_string(self, pattern: str | Patterns, where: str, length: tuple[int, int | None] = (0, None),
-                       vetted: bool = False) -> Expr:
+    def pattern_string(self, pattern: str | Patterns, keyword: str, path: str,
+                       length: tuple[int, int | None] = (0, None)) -> Expr:
         """A string matching ``pattern`` (ECMAScript syntax; a ``format``'s pattern too; :class:`Patterns`: all of
-        them and none of its others),
-        of ``length`` characters, in this builder's syntax: one token.  A schema's own pattern names its
-        ``where`` on the token (Lark prints it through a DFA when a backtracking matcher could take
-        exponential time on it); a ``vetted`` one (:mod:`.formats`: only bounded repetitions are ambiguous)
-        and an intersection (already a DFA's unambiguous expression) are printed as they are."""
-        tag = "" if vetted or unambiguous(pattern) else where
+        them and none of its others), named by ``keyword`` at ``path`` (:func:`pattern_paths`), of ``length``
+        characters, in this builder's syntax: one token."""
+        where, tag = pattern_paths(pattern, keyword, path)
 
         def body(char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
             return pattern_to_ir(pattern, char, where, length)
@@ -1248,10 +1245,14 @@ def string_spec(schema: dict[str, Any], path: str, ctx: SchemaContext) -> tuple[
     return None, "pattern"
 
 
-def lone_format(spec: str | Patterns, keyword: str) -> bool:
-    """Whether :func:`string_spec`'s ``spec`` is a lone ``format``'s own pattern: vetted (:mod:`.formats`: only
-    bounded repetitions are ambiguous), so Lark needs no DFA of its own to print it."""
-    return keyword == "format" and isinstance(spec, str)
+def pattern_paths(spec: str | Patterns, keyword: str, path: str) -> tuple[str, str]:
+    """For :func:`string_spec`'s ``(spec, keyword)`` at ``path``: the path an error names (the keyword's), and the
+    path its token names for Lark, which prints a named pattern through a DFA where a backtracking matcher could
+    take exponential time on it; none for a lone ``format``'s own pattern (vetted, :mod:`.formats`: only bounded
+    repetitions are ambiguous) or an unambiguous one (an intersection: already a DFA's expression)."""
+    where = f"{path}.{keyword}"
+    vetted = keyword == "format" and isinstance(spec, str)
+    return where, "" if vetted or unambiguous(spec) else where
 
 
 def words_as_patterns(schema: dict[str, Any]) -> dict[str, Any]:
