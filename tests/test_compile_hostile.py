@@ -407,3 +407,22 @@ def test_the_automaton_agrees_with_the_engines(fmt: str) -> None:
         text = render_calls(fmt, [("f", {"x": value})])
         got = {e: r[0] for b in bundles for e, r in engine_results(b, text).items()}
         assert len(set(got.values())) == 1, (value, got)
+
+
+@pytest.mark.parametrize("parser", ["lalr", "earley"])
+def test_a_counted_choice_builds_in_lark(parser: str) -> None:
+    """A bounded array of a choice (``maxItems: 16`` over a type list of four) builds in Lark at once: Lark spells
+    ``(a | b | c | d)~1..15`` as every sequence of choices (4**15 expansions) unless the choice is a rule of its
+    own (Woodpecker CI's matrix did this).  Both parsers: overlapping object alternatives make the grammar Earley."""
+    item = {"type": ["boolean", "string", "number", "null"]}
+    x: dict[str, Any] = {"type": "array", "items": item, "maxItems": 16}
+    if parser == "earley":
+        x = {"anyOf": [params({"a": x}), params({"a": x, "b": {"type": "integer"}})]}
+    tools = [tool("f", params({"x": x}, required=["x"]))]
+    bundle = compile("hermes", tools, dialect="lark", tool_choice="required")
+    assert bundle.lark_parser == parser
+    arg = [True, "s", 1.5, None] * 4
+    value = arg if parser == "lalr" else {"a": arg}
+    for v, ok in [(value, True), (arg + [1] if parser == "lalr" else {"a": arg + [1]}, False)]:
+        msg = parse_strict("hermes", render_calls("hermes", [("f", {"x": v})]), tools, tool_choice="required")
+        assert bool(msg["tool_calls"]) == ok, v

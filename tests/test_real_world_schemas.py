@@ -29,6 +29,7 @@ STRICT: dict[str, str | None] = {
     "github-workflows": None,
     "meltano": None,  # a cron pattern whose Lark regex passes the caps: written as its automaton
     "mergify": "propertyNames",  # two propertyNames schemas meet in an allOf: not merged (refused, relaxed)
+    "woodpecker-ci": None,  # a type list in a bounded array: Lark's build expanded every sequence of choices
 }
 #: name -> (valid instances, invalid instances)
 INSTANCES: dict[str, tuple[list[Any], list[Any]]] = {
@@ -41,6 +42,11 @@ INSTANCES: dict[str, tuple[list[Any], list[Any]]] = {
     "codecov": ([{"coverage": {"precision": 2, "round": "down"}}], [{"coverage": {"precision": "two"}}]),
     "github-workflows": ([{"on": "push", "jobs": {"build": {"runs-on": "ubuntu-latest", "steps": [{"run": "make"}]}}}],
                          [{"on": "push"}, {"on": "push", "jobs": {"build": {"steps": [{"run": "make"}]}}}]),
+    "woodpecker-ci": ([{"steps": {"build": {"image": "golang:1.22", "commands": ["go build", "go test"]}}},
+                       {"steps": [{"name": "test", "image": "golang", "commands": "go test"}],
+                        "matrix": {"GO_VERSION": ["1.21", "1.22"], "SHARD": [1, 2, True]}}],
+                      [{"steps": {"build": {"image": 5}}}, {"steps": [{"image": "go"}], "matrix": {"GO": [None]}},
+                       {"steps": [{"image": "go"}], "matrix": {"SHARD": list(range(11))}}]),
 }
 
 

@@ -48,6 +48,7 @@ class LarkPrinter:
         self._term_count = 0
         self._automata: list[str] = []  # rules of patterns written as automata (:meth:`automaton`)
         self._automaton_count = 0
+        self._reps: dict[str, str] = {}  # a counted repetition's choice -> its rule (:meth:`_rep_rule`)
         self._names = {name: self._rule_name(name) for name in grammar.rules}
         self._hoisted = {name: _hoist(body) for name, body in grammar.rules.items()
                          if grammar.meta.get(name, ("",))[0] == "call"}
@@ -160,6 +161,17 @@ class LarkPrinter:
             self._automata.append(f"{base}_{state}: " + " | ".join(alts))
         return "(" + " | ".join(f"{base}_{s}" for s in sorted(accepting)) + ")"
 
+    def _rep_rule(self, inner: str) -> str:
+        """A counted repetition's choice as a rule of its own (inlined in the tree: ``_rep…``).
+
+        Lark spells ``(a | b)~1..n`` as every sequence of up to ``n`` choices, one expansion each
+        (about ``2**n``; Woodpecker CI's ten values of three types took minutes and gigabytes to
+        build); repeating one rule name keeps it at ``n`` expansions."""
+        name = self._reps.get(inner)
+        if name is None:
+            name = self._reps[inner] = f"_rep{len(self._reps) + 1}"
+        return name
+
     # -- rules ---------------------------------------------------------------------------------------
     def expr(self, e: Expr, ctx: str = "top") -> str:
         if isinstance(e, Token):
@@ -199,6 +211,8 @@ class LarkPrinter:
             inner = self.expr(e.item, "rep")
             if not inner:
                 return ""
+            if e.max is not None and e.max > 1 and ("|" in inner or "[" in inner):
+                inner = self._rep_rule(inner)
             if (e.min, e.max) == (0, 1):
                 return f"[{inner}]"
             if (e.min, e.max) == (0, None):
@@ -243,6 +257,7 @@ class LarkPrinter:
             text = self.expr(body)
             lines.append(f"{self._names[name]}: {text}" if text else f"{self._names[name]}: ")
         lines += self._automata
+        lines += [f"{name}: {inner}" for inner, name in self._reps.items()]
         for rx, name in self.terminals.items():
             # Lark reads \" inside a regex literal as a plain quote, so every quote is written \"
             lines.append(f"{name}.{self.priorities[name]}: /{rx.replace(chr(34), chr(92) + chr(34))}/")
