@@ -33,6 +33,7 @@ from ..ir import (
     seq,
 )
 from .bnf import quant
+from .lark_analysis import faster_analysis
 
 
 def _esc(text: str) -> str:
@@ -387,7 +388,8 @@ def new_lark(text: str, parser: str = "lalr", **options: object):  # noqa: ANN20
     When ``interegular`` is installed, Lark compares every pair of terminal regexes while
     building the contextual lexer, only to log possible collisions; on toolgram's
     unicode-class-heavy terminals that takes seconds to minutes.  Terminal overlaps are
-    resolved here by priorities, so the comparison is switched off for this build.
+    resolved here by priorities, so the comparison is switched off for this build.  Two of
+    Lark's grammar analyses are replaced by equivalents that scale (:mod:`.lark_analysis`).
     """
     import lark
     import lark.lexer
@@ -399,7 +401,8 @@ def new_lark(text: str, parser: str = "lalr", **options: object):  # noqa: ANN20
     saved = lark.lexer.has_interegular
     lark.lexer.has_interegular = False
     try:
-        return lark.Lark(text, **kwargs)
+        with faster_analysis():
+            return lark.Lark(text, **kwargs)
     finally:
         lark.lexer.has_interegular = saved
 
