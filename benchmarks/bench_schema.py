@@ -5,6 +5,10 @@ dialect) per schema, p50 and p90 over a corpus: every object schema of the vendo
 (tests/data/json-schema-test-suite, draft 2020-12) that compiles, and realistic MCP/OpenAPI-style tool schemas
 written here (:data:`REALISTIC`).  Issue 22's target: p90 <= 10 ms per schema for the grammar text.  Schemas
 that do not compile are counted, not timed.  Strict mode (no ``--permissive``).
+
+``--lark``: the strict parser's build instead, for each vendored real-world schema (tests/data/real-world-schemas;
+``--permissive`` where strict compiling refuses one), with Lark's own grammar analyses and with toolgram's
+(``toolgram.compiler.emit.lark_analysis``), side by side in one run.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from toolgram.compiler.bundle import compile
 
 from toolgram.errors import ToolgramError
 
-SUITE = Path(__file__).resolve().parents[1] / "tests" / "data" / "json-schema-test-suite" / "draft2020-12"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+SUITE = DATA / "json-schema-test-suite" / "draft2020-12"
 
 _STR = {"type": "string"}
 _INT = {"type": "integer"}
@@ -113,11 +118,62 @@ def percentile(xs: list[float], q: float) -> float:
     return statistics.quantiles(xs, n=100, method="inclusive")[int(q) - 1] if len(xs) > 1 else xs[0]
 
 
+def _larks_own(text: str, kind: str, extra: dict[str, str]) -> None:
+    import lark
+    import lark.lexer
+
+    saved, lark.lexer.has_interegular = lark.lexer.has_interegular, False  # as new_lark does
+    try:
+        lark.Lark(text, parser=kind, propagate_positions=True, **extra)
+    finally:
+        lark.lexer.has_interegular = saved
+
+
+def _toolgrams(text: str, kind: str, extra: dict[str, str]) -> None:
+    from toolgram.compiler.emit.lark import new_lark
+
+    new_lark(text, parser=kind, propagate_positions=True)
+
+
+def _best(repeat: int, build: Any, *args: Any) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        build(*args)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def lark_builds(repeat: int) -> None:
+    """Lark parser build time per real-world schema: Lark's analyses against toolgram's."""
+    machine_header("bench_schema --lark: strict parser (Lark) build time per real-world schema (hermes, one tool)",
+                   f"best of {repeat}; the same grammar text built by lark.Lark as is and by toolgram's new_lark")
+    print(f"{'schema':<20}{'mode':>11}{'parser':>8}{'grammar KB':>12}{'Lark s':>9}{'toolgram s':>12}{'ratio':>8}")
+    for path in sorted((DATA / "real-world-schemas").glob("*.json")):
+        tools = [{"type": "function", "function": {"name": "f", "parameters": json.loads(path.read_text("utf-8"))}}]
+        mode = "strict"
+        try:
+            bundle = compile("hermes", tools, dialect="lark", tool_choice="required")
+        except ToolgramError:
+            mode = "permissive"
+            bundle = compile("hermes", tools, dialect="lark", tool_choice="required", permissive=True)
+        text, kind = bundle.grammar or "", bundle.lark_parser or "lalr"
+        extra = {"lexer": "contextual"} if kind == "lalr" else {}
+        times = [_best(repeat, build, text, kind, extra) for build in (_larks_own, _toolgrams)]
+        print(f"{path.stem:<20}{mode:>11}{kind:>8}{len(text) / 1000:>12.0f}{times[0]:>9.2f}{times[1]:>12.2f}"
+              f"{times[0] / times[1]:>8.1f}")
+    machine_footer()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="realistic schemas and every 10th suite schema, 1 repeat")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--lark", action="store_true", help="the strict parser's build on the real-world schemas")
     args = ap.parse_args()
+    if args.lark:
+        lark_builds(1 if args.quick else min(args.repeat, 3))
+        return
     schemas = corpus()
     if args.quick:
         names = list(schemas)

@@ -27,6 +27,7 @@ STRICT: dict[str, str | None] = {
     "cloudbuild": None,  # allOf branches disagreed on markdownDescription (an annotation)
     "codecov": None,
     "github-workflows": None,
+    "gitlab-ci": "uniqueItems",  # relaxed, its Earley strict parser took 33 s to build (Lark's FOLLOW sweeps)
     "meltano": None,  # a cron pattern whose Lark regex passes the caps: written as its automaton
     "mergify": "propertyNames",  # two propertyNames schemas meet in an allOf: not merged (refused, relaxed)
     "woodpecker-ci": None,  # a type list in a bounded array: Lark's build expanded every sequence of choices
@@ -47,6 +48,14 @@ INSTANCES: dict[str, tuple[list[Any], list[Any]]] = {
                         "matrix": {"GO_VERSION": ["1.21", "1.22"], "SHARD": [1, 2, True]}}],
                       [{"steps": {"build": {"image": 5}}}, {"steps": [{"image": "go"}], "matrix": {"GO": [None]}},
                        {"steps": [{"image": "go"}], "matrix": {"SHARD": list(range(11))}}]),
+}
+
+#: name -> valid instances the permissive strict parser reads (schemas strict compiling refuses)
+PERMISSIVE_INSTANCES: dict[str, list[Any]] = {
+    "gitlab-ci": [{"stages": ["build", "test"], "build-job": {"script": ["make"], "stage": "build"}},
+                  {"build-job": {"script": "make", "tags": ["linux"]}}],
+    "mergify": [{"pull_request_rules": [{"name": "merge", "conditions": ["label=ready"],
+                                         "actions": {"merge": {"method": "squash"}}}]}],
 }
 
 
@@ -97,3 +106,17 @@ def test_valid_and_invalid_instances(name: str) -> None:
         assert bool(calls) == ok, instance
         if ok:
             assert json.loads(calls[0]["function"]["arguments"]) == instance
+
+
+@pytest.mark.parametrize("name", PERMISSIVE_INSTANCES)
+def test_the_permissive_strict_parser_reads_valid_instances(name: str) -> None:
+    """Where strict compiling refuses a keyword, the relaxed grammar's strict parser (Earley here) is built and
+    reads valid instances back equal."""
+    schema = _schema(name)
+    oracle = jsonschema.validators.validator_for(schema)(schema)
+    tools = [tool("f", schema)]
+    for instance in PERMISSIVE_INSTANCES[name]:
+        assert oracle.is_valid(instance), instance
+        text = render_calls("hermes", [("f", instance)])
+        calls = parse_strict("hermes", text, tools, tool_choice="required", permissive=True)["tool_calls"]
+        assert [json.loads(c["function"]["arguments"]) for c in calls] == [instance]
