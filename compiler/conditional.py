@@ -230,6 +230,13 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
             return [{_COUNTS[k]: v - 1}] if v > 0 else []
         low = next(lo for lo, hi in _COUNTS.items() if hi == k)
         return [{low: v + 1}]
+    if k == "contains":  # an array none of whose items is a match: every item one of the values it rejects
+        if "minContains" in test or "maxContains" in test:
+            return None
+        neg = negation(v, ctx, path)
+        if neg is None:
+            return None
+        return [{"items": {"anyOf": neg}}] if neg else [{"maxItems": 0}]
     if k == "format" and format_pattern(v) is None:
         return []  # an annotation: it rejects nothing
     if k in ("pattern", ALSO_PATTERNS):  # a string that fails one of the patterns

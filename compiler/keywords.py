@@ -75,8 +75,8 @@ NOTES: dict[str, str] = {
                         "and in each branch of disjoint `anyOf`/`oneOf` branches; under overlapping branches, "
                         "`if`/`contains`/draft 7 tuples: unsupported",
     "contains": "`minContains` (default 1) to `maxContains` items match, beside `items` and a `minItems` those "
-                "matches reach; with `prefixItems`, `uniqueItems: true`, `maxItems` or a larger `minItems`: "
-                "unsupported",
+                "matches reach; with `maxItems`, one match (no `maxContains`); with `prefixItems`, "
+                "`uniqueItems: true`, `maxItems` beside more matches, or a larger `minItems` alone: unsupported",
     "minContains": "with `contains`: that many matches at least (see `contains`); without, no constraint",
     "maxContains": "with `contains`: that many matches at most, where the `contains` schema can be negated (as a "
                    "condition's test); otherwise unsupported",
@@ -93,8 +93,8 @@ NOTES: dict[str, str] = {
     "additionalProperties": "an extra key is never a declared name; absent means none when `properties` is present",
     "properties": "members in `properties` order unless `--any-order`; a property whose schema is `false` may not "
                   "appear",
-    "propertyNames": "its `pattern`, `minLength`/`maxLength`, `enum`/`const` (every key, declared ones too); "
-                     "other keywords in it: unsupported",
+    "propertyNames": "its `pattern`, `minLength`/`maxLength`, `enum`/`const`, and `allOf`/`anyOf`/`not` of "
+                     "those (every key, declared ones too); other keywords in it: unsupported",
     "patternProperties": "a key takes the schemas of the patterns it matches (one DFA over names and patterns); "
                          "a pattern no grammar holds: unsupported",
     "required": "a name `properties` does not declare is a member with any value",

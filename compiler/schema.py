@@ -397,11 +397,12 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | N
             pass  # met below, with each other
         elif k == "not" and values_of(mine) is not None and values_of(v) is not None:
             out[k] = {"enum": [*values_of(mine), *values_of(v)]}  # (not a and not b: none of the values)
-        elif k in ("items", "additionalProperties", "not") and isinstance(mine, dict) and isinstance(v, dict):
+        elif k in ("items", "additionalProperties", "propertyNames", "not") and isinstance(mine, dict) \
+                and isinstance(v, dict):
             out[k] = {"allOf": [mine, v]} if k != "not" else {"anyOf": [mine, v]}
-        elif k in ("items", "additionalProperties") and (mine is False or v is False):
+        elif k in ("items", "additionalProperties", "propertyNames") and (mine is False or v is False):
             out[k] = False
-        elif k in ("items", "additionalProperties") and (mine is True or v is True):
+        elif k in ("items", "additionalProperties", "propertyNames") and (mine is True or v is True):
             out[k] = v if mine is True else mine
         elif annotation(k):
             pass  # an annotation (an unknown keyword too): either text will do

@@ -726,8 +726,9 @@ class ValueBuilder:
         are counted: the misses before the first match, the first match, then ``minContains - 1`` to
         ``maxContains - 1`` more, each with the misses after it.  Where the misses cannot be written, any item
         stands for a miss (parsed with Earley): exact for ``minContains``, and ``maxContains`` is unsupported.
-        With ``prefixItems``, ``uniqueItems: true``, ``maxItems``, or a ``minItems`` above the matches it
-        needs: unsupported, None (``--permissive``: the array without it, a superset)."""
+        With ``maxItems``: one match (:meth:`_first_match`), else unsupported.  With ``prefixItems``,
+        ``uniqueItems: true``, or a ``minItems`` above the matches it needs: unsupported, None (``--permissive``:
+        the array without it, a superset)."""
         least = count(schema, "minContains", path, MAX_ITEMS)
         least = 1 if least is None else least
         most = count(schema, "maxContains", path, MAX_ITEMS)
@@ -736,7 +737,10 @@ class ValueBuilder:
         if most is not None and most < least:
             raise EmptySchemaError("maxContains is smaller than minContains: no array has the matches",
                                    f"{path}.maxContains")
-        if prefix or schema.get("uniqueItems") is True or hi is not None or lo > max(least, 1):
+        # with maxItems: one match somewhere in the bounded list (minContains 1, no maxContains), written below
+        capped = hi is not None and least == 1 and most is None
+        if prefix or schema.get("uniqueItems") is True or hi is not None and not capped or lo > max(least, 1) \
+                and not capped:
             for key in ("contains", "minContains", "maxContains"):
                 if key in schema:
                     self.ctx.unsupported(key, path)
@@ -765,6 +769,8 @@ class ValueBuilder:
             except EmptySchemaError:
                 pass
         comma = self.punct(",")
+        if capped:
+            return seq(self.open_("["), self._first_match(item, match, miss, lo, hi or 0, path, hint), self.close_("]"))
         misses = Rep(seq(comma, miss), 0, None) if miss is not None else EMPTY  # (after a first item)
         first = alt(seq(miss, misses, comma, match), match) if miss is not None else match  # misses, a match
         matched = seq(first, misses, Rep(seq(comma, match, misses), max(least - 1, 0),
@@ -775,6 +781,22 @@ class ValueBuilder:
             none = seq(miss, misses) if miss is not None else EMPTY
             body = opt(alt(none, matched) if most else none)
         return seq(self.open_("["), body, self.close_("]"))
+
+    def _first_match(self, item: dict[str, Any], match: Expr, miss: Expr | None, lo: int, hi: int, path: str,
+                     hint: str) -> Expr:
+        """At most ``hi`` (and at least ``lo``) items, one of them a match: ``i`` misses, the first match, then
+        any items up to the bounds, for each place ``i`` the first match can take (linear in ``maxItems``)."""
+        if hi < 1:
+            raise EmptySchemaError("maxItems leaves no room for the item contains needs", f"{path}.maxItems")
+        comma = self.punct(",")
+        anything = self.value(item, f"{path}.items", f"{hint}-item")
+        places = []
+        for i in range(hi):
+            if i and miss is None:
+                break  # every item matches: the first item is the first match
+            before = seq(miss, Rep(seq(comma, miss), i - 1, i - 1), comma) if i else EMPTY
+            places.append(seq(before, match, Rep(seq(comma, anything), max(lo - 1 - i, 0), hi - 1 - i)))
+        return alt(*places)
 
     def unique_items(self, schema: dict[str, Any], items: Any, prefix: list[Any], lo: int, hi: int | None,
                      path: str, hint: str) -> Expr | None:
@@ -1643,15 +1665,30 @@ def object_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> Object
 
 
 #: the keywords a ``propertyNames`` schema may use (a key is a string: its name language is regular)
-_NAME_KEYWORDS = frozenset({"type", "pattern", "minLength", "maxLength", "enum", "const"})
+_NAME_KEYWORDS = frozenset({"type", "pattern", "minLength", "maxLength", "enum", "const", "allOf", "anyOf", "not",
+                            ALSO_PATTERNS, NOT_PATTERNS})
 
 
 def _property_names(pn: Any, ctx: SchemaContext, path: str) -> Expr | None:
     """The decoded names ``propertyNames`` admits (:func:`.keys.key_classes`' ``allowed``); None when it was
     relaxed (``--permissive``: any name, a superset)."""
-    where = f"{path}.propertyNames"
+    try:
+        return _name_language(pn, ctx, f"{path}.propertyNames")
+    except UnsupportedSchemaError:
+        if not ctx.permissive:
+            raise
+        ctx.unsupported("propertyNames", path)
+        return None
+
+
+def _name_language(pn: Any, ctx: SchemaContext, where: str) -> Expr:
+    """The decoded names one ``propertyNames`` schema admits: a string's ``pattern`` (and the patterns a meet
+    gave it), lengths, ``enum``/``const``, met with its ``allOf`` branches, joined with its ``anyOf`` branches,
+    and without the names its ``not`` admits where that is a pattern or names (a key's language is regular)."""
     if isinstance(pn, dict) and "$ref" in pn:
         pn = ctx.deref(pn, where)
+    if pn is True:
+        return Rep(ANY, 0, None)
     if pn is False:
         return Chars(())  # no name: the object is empty
     if not isinstance(pn, dict):
@@ -1659,25 +1696,85 @@ def _property_names(pn: Any, ctx: SchemaContext, path: str) -> Expr | None:
     other = [k for k in pn if k not in _NAME_KEYWORDS and not annotation(k)]
     if pn.get("type", "string") not in ("string", ["string"]):
         other.insert(0, "type")
+    if other:
+        raise UnsupportedSchemaError(f"propertyNames: {other[0]!r} cannot be enforced on key names",
+                                     f"{where}.{other[0]}")
+    own = dict(pn)
+    for i, branch in enumerate(_branches(own, "allOf", where) if "allOf" in own else ()):
+        if isinstance(branch, dict) and "$ref" in branch:
+            branch = ctx.deref(branch, f"{where}.allOf[{i}]")
+        if branch is True:
+            continue
+        if not isinstance(branch, dict):  # false: no name; anything else: the error at its path
+            return _name_language(branch, ctx, f"{where}.allOf[{i}]")
+        try:
+            own = meet({k: v for k, v in own.items() if k != "allOf"}, branch, f"{where}.allOf[{i}]")
+        except EmptySchemaError:
+            return Chars(())  # no name meets both
+    own.pop("allOf", None)
+    if "anyOf" in own:  # each branch with the other keywords: lengths stay a pattern's bound, not a product
+        rest = {k: v for k, v in own.items() if k != "anyOf"}
+        return alt(*(_name_branch(rest, b, ctx, f"{where}.anyOf[{i}]")
+                       for i, b in enumerate(_branches(own, "anyOf", where))))
+    if "not" in own:
+        own = _names_not(own, where)
+    lo, hi = length_bounds(own, where)
+    spec = string_patterns(own, where)
+    lang = pattern_to_ir(spec, decoded_char, f"{where}.pattern", (lo, hi)) if spec else Rep(ANY, lo, hi)
+    if "const" in own or "enum" in own:
+        values = [own["const"]] if "const" in own else enum_values(own, where)
+        words = [v for v in values if isinstance(v, str)]
+        lang = _names_meet(alt(*(Lit(w) for w in words)), lang, where) if words else Chars(())
+    return lang
+
+
+def _name_branch(rest: dict[str, Any], branch: Any, ctx: SchemaContext, where: str) -> Expr:
+    """One ``anyOf`` branch of a ``propertyNames`` schema, met with the schema's other keywords."""
+    if isinstance(branch, dict) and "$ref" in branch:
+        branch = ctx.deref(branch, where)
+    if isinstance(branch, dict):
+        try:
+            return _name_language(meet(rest, branch, where), ctx, where)
+        except EmptySchemaError:
+            return Chars(())  # this branch admits no name the others do
+    return _name_language(rest, ctx, where) if branch is True else _name_language(branch, ctx, where)
+
+
+def _branches(pn: dict[str, Any], key: str, where: str) -> list[Any]:
+    branches = pn.get(key, [])
+    if not isinstance(branches, list) or not branches:
+        raise SchemaError(f"{key} must be a non-empty array of schemas", f"{where}.{key}")
+    return branches
+
+
+def _names_meet(a: Expr, b: Expr, where: str) -> Expr:
     try:
-        if other:
-            raise UnsupportedSchemaError(f"propertyNames: {other[0]!r} cannot be enforced on key names",
-                                         f"{where}.{other[0]}")
-        lo, hi = length_bounds(pn, where)
-        if "pattern" in pn:
-            lang = pattern_to_ir(pn["pattern"], decoded_char, f"{where}.pattern", (lo, hi))
+        return intersect(a, b)
+    except DfaLimit as exc:
+        raise UnsupportedSchemaError(f"propertyNames: the names its keywords admit together are too many "
+                                     f"states to write ({exc})", where) from None
+
+
+def _names_not(pn: dict[str, Any], where: str) -> dict[str, Any]:
+    """``pn`` with its ``not`` as patterns the name must not match (:data:`NOT_PATTERNS`): a ``not`` of a lone
+    ``pattern``, or of ``enum``/``const`` names; any other ``not`` is refused at its path."""
+    rest = {k: v for k, v in pn.items() if k != "not"}
+    none: list[str] = []
+    todo = [pn["not"]]
+    while todo:  # a not of an anyOf (two nots met) excludes each branch's names
+        neg = todo.pop()
+        keys = {k for k in neg if not annotation(k)} if isinstance(neg, dict) else None
+        if keys == {"pattern"} and isinstance(neg["pattern"], str):
+            none.append(neg["pattern"])
+        elif keys in ({"enum"}, {"const"}):
+            values = [neg["const"]] if "const" in neg else enum_values(neg, f"{where}.not")
+            none += [f"^{re.escape(v)}$" for v in values if isinstance(v, str)]
+        elif keys == {"anyOf"} and isinstance(neg["anyOf"], list):
+            todo += neg["anyOf"]
         else:
-            lang = Rep(ANY, lo, hi)
-        if "const" in pn or "enum" in pn:
-            values = [pn["const"]] if "const" in pn else enum_values(pn, where)
-            words = [v for v in values if isinstance(v, str)]
-            lang = intersect(alt(*(Lit(w) for w in words)), lang) if words else Chars(())
-        return lang
-    except UnsupportedSchemaError:
-        if not ctx.permissive:
-            raise
-        ctx.unsupported("propertyNames", path)
-        return None
+            raise UnsupportedSchemaError("propertyNames: 'not' cannot be enforced on key names (only a not of a "
+                                         "pattern or of names)", f"{where}.not")
+    return {**rest, NOT_PATTERNS: [*rest.get(NOT_PATTERNS, []), *none]} if none else rest
 
 
 def _pattern_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> ObjectKeys:

@@ -91,6 +91,15 @@ CASES = {
     # look-arounds: x1 takes the pattern's schema, x2 the extra keys'; every key but b
     "look_ahead": {"patternProperties": {"^x(?!2)": INTS}, "additionalProperties": BOOLS},
     "names_look": {"propertyNames": {"pattern": "^(?!b$)"}, "additionalProperties": True},
+    # propertyNames' own allOf, anyOf and not (a key's language is regular); two propertyNames met in an allOf
+    "names_not": {"propertyNames": {"pattern": "^[a-x]", "not": {"pattern": "2$"}}, "additionalProperties": True},
+    "names_not_names": {"propertyNames": {"not": {"enum": ["b", "y9"]}}, "additionalProperties": True},
+    "names_any_of": {"propertyNames": {"maxLength": 1, "anyOf": [{"pattern": "^a"}, {"enum": ["b", "x1"]}]},
+                     "additionalProperties": True},
+    "names_all_of": {"propertyNames": {"allOf": [{"pattern": "^[a-x]"}, True, {"not": {"const": "x2"}}]},
+                     "additionalProperties": True},
+    "names_met": {"allOf": [{"propertyNames": {"pattern": "^[abx]"}}, {"propertyNames": {"maxLength": 1}}],
+                  "additionalProperties": True},
 }
 
 

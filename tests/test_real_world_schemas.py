@@ -29,7 +29,9 @@ STRICT: dict[str, str | None] = {
     "github-workflows": None,
     "gitlab-ci": "uniqueItems",  # relaxed, its Earley strict parser took 33 s to build (Lark's FOLLOW sweeps)
     "meltano": None,  # a cron pattern whose Lark regex passes the caps: written as its automaton
-    "mergify": "propertyNames",  # two propertyNames schemas meet in an allOf: not merged (refused, relaxed)
+    "readthedocs": None,  # if contains (a uv install) then maxItems 1: not contains, and contains with maxItems
+    # two propertyNames meet in an allOf; refused where an anyOf branch's unanchored pattern meets maxLength 1024
+    "mergify": r"propertyNames\.anyOf\[1\]\.pattern",
     "woodpecker-ci": None,  # a type list in a bounded array: Lark's build expanded every sequence of choices
 }
 #: name -> (valid instances, invalid instances)
@@ -43,6 +45,13 @@ INSTANCES: dict[str, tuple[list[Any], list[Any]]] = {
     "codecov": ([{"coverage": {"precision": 2, "round": "down"}}], [{"coverage": {"precision": "two"}}]),
     "github-workflows": ([{"on": "push", "jobs": {"build": {"runs-on": "ubuntu-latest", "steps": [{"run": "make"}]}}}],
                          [{"on": "push"}, {"on": "push", "jobs": {"build": {"steps": [{"run": "make"}]}}}]),
+    "readthedocs": ([{"version": 2, "build": {"os": "ubuntu-22.04", "tools": {"python": "3.12"}},
+                      "python": {"install": [{"requirements": "docs/requirements.txt"}]}},
+                     {"version": 2, "build": {"os": "ubuntu-22.04", "tools": {"python": "3.12"}},
+                      "python": {"install": [{"method": "uv", "command": "sync"}]}}],
+                    [{"version": 2, "build": {"os": "ubuntu-22.04", "tools": {"python": "3.12"}},
+                      "python": {"install": [{"method": "uv", "command": "sync"}, {"requirements": "r.txt"}]}},
+                     {"version": 3}]),
     "woodpecker-ci": ([{"steps": {"build": {"image": "golang:1.22", "commands": ["go build", "go test"]}}},
                        {"steps": [{"name": "test", "image": "golang", "commands": "go test"}],
                         "matrix": {"GO_VERSION": ["1.21", "1.22"], "SHARD": [1, 2, True]}}],

@@ -48,6 +48,14 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
     "ref_props": ({"$ref": "#/definitions/O", "properties": {"z": {"type": "integer"}}, "required": ["z"]},
                   [{"y": "a", "z": 1}], [{"y": "a"}, {"z": 1}]),
     "ref_bounds": ({"$ref": "#/definitions/N", "minimum": 1, "maximum": 2}, [1, 1.5, 2], [0.5, 3]),
+    # a condition on contains (Read the Docs: an install list holding a uv item has one item); not contains
+    "if_contains": ({"type": "array", "items": {"type": ["integer", "string"]}, "if": {"contains": {"const": "uv"}},
+                     "then": {"maxItems": 1}}, [[], ["uv"], ["a", "b"], [1, 2, 3]], [["uv", "a"], [1, "uv"]]),
+    "contains_capped": ({"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}, "minItems": 2,
+                         "maxItems": 3}, [[5, 1], [1, 1, 7], [5, 5], [1, 6, 1]],
+                        [[5], [1, 2], [1, 2, 3, 5], [1, 1, 1]]),
+    "not_contains": ({"type": "array", "not": {"contains": {"type": "string", "minLength": 2}}},
+                     [[], ["a", 1, None], [[]]], [["ab"], [1, "abc"]]),
     # allOf over a $ref'd plain object, and over types, bounds and enums
     "all_ref": ({"allOf": [{"$ref": "#/definitions/O"}]}, [{"y": "b"}], [{}, {"y": 1}]),
     "all_mix": ({"allOf": [{"$ref": "#/definitions/O"}, {"properties": {"w": {"type": "boolean"}}}]},
