@@ -52,6 +52,7 @@ from .schema import (
     NOT_PATTERNS,
     TYPES,
     SchemaContext,
+    flatten,
     forbids,
     may_overlap,
     meet,
@@ -739,8 +740,7 @@ class ValueBuilder:
                                    f"{path}.maxContains")
         # with maxItems: one match somewhere in the bounded list (minContains 1, no maxContains), written below
         capped = hi is not None and least == 1 and most is None
-        if prefix or schema.get("uniqueItems") is True or hi is not None and not capped or lo > max(least, 1) \
-                and not capped:
+        if prefix or schema.get("uniqueItems") is True or not capped and (hi is not None or lo > max(least, 1)):
             for key in ("contains", "minContains", "maxContains"):
                 if key in schema:
                     self.ctx.unsupported(key, path)
@@ -1666,7 +1666,7 @@ def object_keys(schema: dict[str, Any], ctx: SchemaContext, path: str) -> Object
 
 #: the keywords a ``propertyNames`` schema may use (a key is a string: its name language is regular)
 _NAME_KEYWORDS = frozenset({"type", "pattern", "minLength", "maxLength", "enum", "const", "allOf", "anyOf", "not",
-                            ALSO_PATTERNS, NOT_PATTERNS})
+                            "$ref", ALSO_PATTERNS, NOT_PATTERNS})
 
 
 def _property_names(pn: Any, ctx: SchemaContext, path: str) -> Expr | None:
@@ -1683,39 +1683,23 @@ def _property_names(pn: Any, ctx: SchemaContext, path: str) -> Expr | None:
 
 def _name_language(pn: Any, ctx: SchemaContext, where: str) -> Expr:
     """The decoded names one ``propertyNames`` schema admits: a string's ``pattern`` (and the patterns a meet
-    gave it), lengths, ``enum``/``const``, met with its ``allOf`` branches, joined with its ``anyOf`` branches,
-    and without the names its ``not`` admits where that is a pattern or names (a key's language is regular)."""
-    if isinstance(pn, dict) and "$ref" in pn:
-        pn = ctx.deref(pn, where)
-    if pn is True:
-        return Rep(ANY, 0, None)
-    if pn is False:
-        return Chars(())  # no name: the object is empty
-    if not isinstance(pn, dict):
+    gave it), lengths, ``enum``/``const``, met with its ``allOf`` branches and ``$ref`` (:func:`.schema.flatten`),
+    joined with its ``anyOf`` branches, and without the names its ``not`` admits where that is a pattern or names
+    (a key's language is regular)."""
+    if not isinstance(pn, (dict, bool)):
         raise SchemaError("propertyNames must be a schema (an object or a boolean)", where)
-    other = [k for k in pn if k not in _NAME_KEYWORDS and not annotation(k)]
-    if pn.get("type", "string") not in ("string", ["string"]):
-        other.insert(0, "type")
-    if other:
-        raise UnsupportedSchemaError(f"propertyNames: {other[0]!r} cannot be enforced on key names",
-                                     f"{where}.{other[0]}")
-    own = dict(pn)
-    for i, branch in enumerate(_branches(own, "allOf", where) if "allOf" in own else ()):
-        if isinstance(branch, dict) and "$ref" in branch:
-            branch = ctx.deref(branch, f"{where}.allOf[{i}]")
-        if branch is True:
-            continue
-        if not isinstance(branch, dict):  # false: no name; anything else: the error at its path
-            return _name_language(branch, ctx, f"{where}.allOf[{i}]")
-        try:
-            own = meet({k: v for k, v in own.items() if k != "allOf"}, branch, f"{where}.allOf[{i}]")
-        except EmptySchemaError:
-            return Chars(())  # no name meets both
-    own.pop("allOf", None)
+    if isinstance(pn, dict):
+        _name_keywords(pn, where)  # the schema's own keywords, each at its path
+    try:
+        with ctx.strictly():  # a meet that cannot be made is refused here (relaxed whole by the caller)
+            own = flatten(pn, ctx, where)
+    except EmptySchemaError:
+        return Chars(())  # no name: the object is empty
+    _name_keywords(own, where)  # and those its allOf branches and $ref target brought
     if "anyOf" in own:  # each branch with the other keywords: lengths stay a pattern's bound, not a product
         rest = {k: v for k, v in own.items() if k != "anyOf"}
         return alt(*(_name_branch(rest, b, ctx, f"{where}.anyOf[{i}]")
-                       for i, b in enumerate(_branches(own, "anyOf", where))))
+                     for i, b in enumerate(_branches(own, "anyOf", where))))
     if "not" in own:
         own = _names_not(own, where)
     lo, hi = length_bounds(own, where)
@@ -1726,6 +1710,16 @@ def _name_language(pn: Any, ctx: SchemaContext, where: str) -> Expr:
         words = [v for v in values if isinstance(v, str)]
         lang = _names_meet(alt(*(Lit(w) for w in words)), lang, where) if words else Chars(())
     return lang
+
+
+def _name_keywords(pn: dict[str, Any], where: str) -> None:
+    """Refuse, at its path, a keyword no name language holds (or a type other than string)."""
+    other = [k for k in pn if k not in _NAME_KEYWORDS and not annotation(k)]
+    if pn.get("type", "string") not in ("string", ["string"]):
+        other.insert(0, "type")
+    if other:
+        raise UnsupportedSchemaError(f"propertyNames: {other[0]!r} cannot be enforced on key names",
+                                     f"{where}.{other[0]}")
 
 
 def _name_branch(rest: dict[str, Any], branch: Any, ctx: SchemaContext, where: str) -> Expr:
@@ -1757,7 +1751,8 @@ def _names_meet(a: Expr, b: Expr, where: str) -> Expr:
 
 def _names_not(pn: dict[str, Any], where: str) -> dict[str, Any]:
     """``pn`` with its ``not`` as patterns the name must not match (:data:`NOT_PATTERNS`): a ``not`` of a lone
-    ``pattern``, or of ``enum``/``const`` names; any other ``not`` is refused at its path."""
+    ``pattern``, or of ``enum``/``const`` names (spelled as :func:`words_as_patterns` does); any other ``not`` is
+    refused at its path."""
     rest = {k: v for k, v in pn.items() if k != "not"}
     none: list[str] = []
     todo = [pn["not"]]
@@ -1768,7 +1763,7 @@ def _names_not(pn: dict[str, Any], where: str) -> dict[str, Any]:
             none.append(neg["pattern"])
         elif keys in ({"enum"}, {"const"}):
             values = [neg["const"]] if "const" in neg else enum_values(neg, f"{where}.not")
-            none += [f"^{re.escape(v)}$" for v in values if isinstance(v, str)]
+            none += words_as_patterns({NOT_STRINGS: [v for v in values if isinstance(v, str)]})[NOT_PATTERNS]
         elif keys == {"anyOf"} and isinstance(neg["anyOf"], list):
             todo += neg["anyOf"]
         else:

@@ -134,12 +134,26 @@ def test_unenforceable_pattern_is_refused_with_its_path() -> None:
                                "feature": "patternProperties"}]
 
 
-def test_property_names_unsupported_keyword() -> None:
-    params = {"type": "object", "propertyNames": {"format": "email"}}
-    with pytest.raises(ToolgramError, match=r"parameters\.propertyNames\.format"):
+@pytest.mark.parametrize("names", [{"format": "email"}, {"allOf": [{"format": "email"}]},
+                                   {"$ref": "#/$defs/email"}, {"anyOf": [{"pattern": "^a"}, {"format": "email"}]}])
+def test_property_names_unsupported_keyword(names: dict) -> None:
+    """A keyword no name language holds is refused wherever it stands: in the schema, an allOf branch, a $ref's
+    target or an anyOf branch (``--permissive``: propertyNames relaxed whole)."""
+    params = {"type": "object", "$defs": {"email": {"format": "email"}}, "propertyNames": names}
+    with pytest.raises(ToolgramError, match=r"parameters\.propertyNames\.(anyOf\[1\]\.)?format"):
         compile("hermes", [tool("f", params)], dialect="lark")
     bundle = compile("hermes", [tool("f", params)], dialect="lark", permissive=True)
     assert bundle.relaxed == [{"path": "$[0].function.parameters.propertyNames", "feature": "propertyNames"}]
+
+
+def test_property_names_ref_cycle_is_named() -> None:
+    params = {"type": "object", "$defs": {"n": {"allOf": [{"$ref": "#/$defs/n"}]}},
+              "propertyNames": {"$ref": "#/$defs/n"}}
+    with pytest.raises(ToolgramError, match=r"\$ref cycle .*parameters\.propertyNames"):
+        compile("hermes", [tool("f", params)], dialect="lark")
+
+
+def test_property_names_required_outside_them() -> None:
     with pytest.raises(ToolgramError, match=r"parameters\.required"):
         compile("hermes", [tool("f", {"type": "object", "properties": {"ab": INTS}, "required": ["ab"],
                                       "propertyNames": {"maxLength": 1}})], dialect="lark")
