@@ -242,11 +242,15 @@ class Generator:
         xml_values: str | None = None,
         whitespace: str | None = None,
         deadline: float | None = None,
+        permissive: bool = False,
     ) -> dict[str, Any]:
         """Generate one assistant turn: ``{"message", "usage", "timings"}`` (SPEC sections 4 and 5).
 
         ``xml_values`` (``first_close``/``lookahead``) and ``whitespace`` (``canonical``/``flexible``)
         choose the grammar's language (SPEC section 1), and so the strict reading of the output.
+        ``permissive``: schema keywords no grammar can enforce (``uniqueItems``...) are relaxed, as
+        ``toolgram.compile(..., permissive=True)`` relaxes them, instead of refusing the tools; the strict
+        reading of the output uses the same relaxed grammar.
         ``stop_after_whitespace``: a guard only. The grammars allow at most one newline after the
         last call, so the matcher completes there and generation ends by itself; should whitespace
         run on anyway (a grammar from elsewhere), after this many whitespace-only chunks following
@@ -266,7 +270,7 @@ class Generator:
         return self._chat(messages, tools, tool_choice, parallel_tool_calls, format, reasoning, max_new_tokens,
                           temperature, seed, on_delta, prefill, allowed_tools, ignore_eos,
                           stop_after_whitespace, max_tool_calls, stop, should_stop, on_start, xml_values,
-                          whitespace, deadline)
+                          whitespace, deadline, permissive)
 
     def _chat(
         self,
@@ -291,6 +295,7 @@ class Generator:
         xml_values: str | None = None,
         whitespace: str | None = None,
         deadline: float | None = None,
+        permissive: bool = False,
     ) -> dict[str, Any]:
         import openvino_genai as ov
 
@@ -300,7 +305,7 @@ class Generator:
         tools = tools or []
         t0 = time.perf_counter()
         request = GrammarRequest(fmt, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
-                                 max_tool_calls, prefill or "", xml_values, whitespace)
+                                 max_tool_calls, prefill or "", xml_values, whitespace, permissive)
         with self._lock:
             grammar, reused = self._grammar_for(request)
         toolgram_ms = (time.perf_counter() - t0) * 1000
@@ -433,7 +438,9 @@ class Turn:
 
     def begin(self) -> None:
         if self.on_delta is not None:
-            self.parser = _parser.StreamParser(self.fmt, self.tools, **self.parse_opts)
+            # the streamed reading is lenient, which never refuses a schema: ``permissive`` is the strict one's
+            opts = {k: v for k, v in self.parse_opts.items() if k != "permissive"}
+            self.parser = _parser.StreamParser(self.fmt, self.tools, **opts)
             if self.prefill:
                 self._emit(self.prefill)
 
@@ -542,6 +549,7 @@ class GrammarRequest:
     prefill: str
     xml_values: str | None = None
     whitespace: str | None = None
+    permissive: bool = False
 
     def cache_key(self) -> tuple[Any, ...] | None:
         """The compile cache's key (None when the tools are not JSON: compiling reports that)."""
@@ -550,7 +558,7 @@ class GrammarRequest:
             return (self.fmt, json.dumps(self.tools), json.dumps(self.tool_choice, sort_keys=True),
                     self.parallel_tool_calls, self.reasoning,
                     tuple(self.allowed_tools) if self.allowed_tools is not None else None,
-                    self.max_tool_calls, self.prefill, self.xml_values, self.whitespace)
+                    self.max_tool_calls, self.prefill, self.xml_values, self.whitespace, self.permissive)
         except (TypeError, ValueError):
             return None
 
@@ -563,6 +571,8 @@ class GrammarRequest:
         for key in ("xml_values", "whitespace"):
             if getattr(self, key) is not None:
                 opts[key] = getattr(self, key)
+        if self.permissive:
+            opts["permissive"] = True
         return opts
 
     def compile(self, **override: Any) -> Any:
@@ -575,7 +585,8 @@ def _compile(req: GrammarRequest) -> str | None:
     if not req.tools:
         return None
     if req.tool_choice == "none":
-        compile_tools(req.fmt, req.tools, dialect="ebnf", tool_choice="none")  # validates the tools
+        # validates the tools
+        compile_tools(req.fmt, req.tools, dialect="ebnf", tool_choice="none", permissive=req.permissive)
         return None
     bundle = req.compile()
     grammar, prefill, reasoning = bundle.grammar, req.prefill, req.reasoning

@@ -21,7 +21,8 @@ uvicorn. Endpoints: ``POST /v1/chat/completions`` (streaming and not), ``GET /v1
   same way.
 - **Additions** to OpenAI's request: ``max_tool_calls`` (as in OpenAI's Responses API; enforced by
   the grammar), ``xml_values`` and ``whitespace`` (SPEC section 1: the grammar's language; the
-  server's defaults are ``toolgram serve --xml-values/--whitespace``) and
+  server's defaults are ``toolgram serve --xml-values/--whitespace``), ``permissive`` (relax schema
+  keywords no grammar can enforce instead of answering 400; default ``toolgram serve --permissive``) and
   ``continue_final_message`` (vLLM's): the final assistant message is a prefill the model
   continues, and the answer is the message parsed from prefill + continuation (prefill the
   format's call opening, e.g. ``"<tool_call>\n"``, to make a call under ``auto``). Each choice
@@ -146,6 +147,8 @@ class _Request:
                 raise ApiError(400, f"'{key}' must be {' or '.join(allowed)}", key, "invalid_value")
             if value is not None:
                 self.language[key] = value
+        #: relax schema keywords no grammar can enforce instead of refusing the tools (``None``: the server's default)
+        self.permissive: bool | None = _opt(body, "permissive", bool)
         max_tokens = _opt(body, "max_completion_tokens", int)
         if max_tokens is None:
             max_tokens = _opt(body, "max_tokens", int, DEFAULT_MAX_TOKENS)
@@ -251,10 +254,13 @@ class _Track:
 
 def create_app(generator: Generator, model_id: str | None = None, format: str | None = None,  # noqa: A002
                xml_values: str | None = None, whitespace: str | None = None,
-               *, max_queue: int = DEFAULT_MAX_QUEUE, request_timeout: float | None = None) -> FastAPI:
+               *, max_queue: int = DEFAULT_MAX_QUEUE, request_timeout: float | None = None,
+               permissive: bool = False) -> FastAPI:
     """The FastAPI application serving ``generator`` as model ``model_id`` (default: the model file's stem).
 
-    ``xml_values`` and ``whitespace`` are the defaults of the requests that name none.
+    ``xml_values``, ``whitespace`` and ``permissive`` are the defaults of the requests that name none
+    (``permissive``: relax schema keywords no grammar can enforce, as ``toolgram compile --permissive`` does,
+    instead of answering HTTP 400).
     ``max_queue``: requests that may wait for the engine; past it new requests get HTTP 429
     (``rate_limit_exceeded``, with ``Retry-After``). ``request_timeout``: seconds from acceptance;
     a request still waiting then gets HTTP 503 ``queue_timeout``, a running one stops and is
@@ -345,6 +351,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
             req.messages, req.tools, tool_choice=req.tool_choice, parallel_tool_calls=req.parallel, format=fmt,
             max_new_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed, stop=req.stop,
             prefill=req.prefill, max_tool_calls=req.max_tool_calls, **{**defaults, **req.language},
+            permissive=permissive if req.permissive is None else req.permissive,
             on_delta=on_delta, on_start=started, deadline=track.deadline,
             should_stop=lambda: cancel.is_set() or shutting_down.is_set(),
         )

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
+from weather import TAG_RELAXED, TAG_TOOLS
 
 from toolgram.cli import main
 
@@ -59,6 +61,22 @@ def test_bundled_example_streams_and_prints_json(capsys: pytest.CaptureFixture[s
     calls = last["message"]["tool_calls"]
     assert len(calls) == 1 and calls[0]["function"]["name"] in ("get_weather", "get_forecast")
     json.loads(calls[0]["function"]["arguments"])
+
+
+@pytest.mark.model
+def test_permissive_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--permissive``: tools strict compiling refuses (``uniqueItems``, one line naming the path, exit 2)
+    generate under the relaxed grammar."""
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TAG_TOOLS))
+    command = ["generate", "--tools", str(tools), "--prompt", "Tag Paris as sunny.", "--tool-choice", "required",
+               "--no-parallel", "--max-new-tokens", "64", "--json"]
+    assert main(command) == 2
+    assert "$[0].function.parameters.properties.tags.uniqueItems" in _one_line_error(capsys)
+    assert main([*command, "--permissive"]) == 0
+    (call,) = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["message"]["tool_calls"]
+    assert call["function"]["name"] == "tag_city"
+    jsonschema.validate(json.loads(call["function"]["arguments"]), TAG_RELAXED)
 
 
 def test_stream_printer_prints_a_call_before_the_text_after_it() -> None:

@@ -13,9 +13,10 @@ import jsonschema
 import pytest
 from strategies import format_cases
 from toolgram.grammars import FORMATS, get_format
-from weather import SCHEMAS, TOOLS
+from weather import SCHEMAS, TAG_RELAXED, TAG_TOOLS, TOOLS
 
 import toolgram
+from toolgram.errors import UnsupportedSchemaError
 
 pytestmark = pytest.mark.model
 
@@ -199,6 +200,29 @@ def test_invalid_tools_and_format_are_user_errors(gen: Any) -> None:
         gen.chat(QUESTION, [{"type": "function", "function": {"parameters": {}}}], format="hermes")
     with pytest.raises(toolgram.ToolgramError):
         gen.chat(QUESTION, TOOLS, format="nope")
+
+
+def test_permissive_relaxes_what_strict_refuses(gen: Any) -> None:
+    """``permissive``: the tools strict compiling refuses (with the keyword's path) generate under the relaxed
+    grammar, and the output is read strictly with that same grammar; the choice is part of the cache key."""
+    ask = [{"role": "user", "content": "Tag Paris as sunny and warm."}]
+    with pytest.raises(UnsupportedSchemaError, match=r"uniqueItems.*\$\[0\]\.function\.parameters"
+                                                                r"\.properties\.tags"):
+        gen.chat(ask, TAG_TOOLS, format="hermes", tool_choice="required")
+    result = gen.chat(ask, TAG_TOOLS, format="hermes", tool_choice="required", max_new_tokens=MAX_NEW,
+                      parallel_tool_calls=False, permissive=True)
+    msg = result["message"]
+    assert msg["finish_reason"] == "tool_calls" and msg["diagnostics"] == [], msg
+    (call,) = msg["tool_calls"]
+    args = json.loads(call["function"]["arguments"])
+    jsonschema.validate(args, TAG_RELAXED)  # everything but the relaxed keyword is enforced
+    # the strict refusal is not served from the permissive grammar's cache entry
+    with pytest.raises(UnsupportedSchemaError):
+        gen.chat(ask, TAG_TOOLS, format="hermes", tool_choice="required")
+    # under "none" there is no grammar, so nothing to enforce and nothing refused, permissive or not
+    for permissive in (False, True):
+        assert gen.chat(ask, TAG_TOOLS, format="hermes", tool_choice="none", max_new_tokens=4,
+                        permissive=permissive)["message"]["tool_calls"] == []
 
 
 def test_prefill_the_grammar_cannot_continue(gen: Any) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 import pytest
 from serving import ServeProcess
-from weather import SCHEMAS, TOOLS
+from weather import SCHEMAS, TAG_RELAXED, TAG_TOOLS, TOOLS
 
 pytest.importorskip("openvino_genai")
 pytest.importorskip("fastapi")
@@ -236,6 +236,47 @@ def test_language_options_per_request(server: Server) -> None:
         max_tokens=64, extra_body={"whitespace": "flexible", "xml_values": "lookahead"})
     assert r.choices[0].finish_reason == "tool_calls"
     check_calls(r.choices[0].message.tool_calls)
+
+
+def test_permissive_per_request(server: Server) -> None:
+    """``permissive`` request field: a schema keyword no grammar enforces is a 400 naming its path by default
+    (the server runs without ``--permissive``), and relaxed when the request asks; a wrong type is a 400."""
+    post = server.url + "/chat/completions"
+    tools = TAG_TOOLS
+    ask = [{"role": "user", "content": "Tag Paris as sunny and warm."}]
+    err = _error(httpx.post(post, json={"messages": ask, "tools": tools, "tool_choice": "required"}, timeout=60),
+                 400, "invalid_value")
+    assert err["param"] == "$.tools[0].function.parameters.properties.tags.uniqueItems"
+    assert "permissive" in err["message"]
+    err = _error(httpx.post(post, json={"messages": ask, "tools": tools, "permissive": "yes"}, timeout=60),
+                 400, "invalid_type")
+    assert err["param"] == "permissive"
+    r = server.client().chat.completions.create(
+        model=server.model, messages=ask, tools=tools, tool_choice="required", parallel_tool_calls=False,
+        max_tokens=64, extra_body={"permissive": True})
+    assert r.choices[0].finish_reason == "tool_calls"
+    (call,) = r.choices[0].message.tool_calls
+    args = json.loads(call.function.arguments)
+    jsonschema.validate(args, TAG_RELAXED)
+
+
+@pytest.mark.model
+def test_permissive_as_the_servers_default() -> None:
+    """``create_app(permissive=True)`` (``toolgram serve --permissive``): requests that name no ``permissive``
+    are relaxed, and a request may still ask for strict compiling."""
+    from fastapi.testclient import TestClient
+    from toolgram.runtime.generator import Generator
+    from toolgram.runtime.server import create_app
+
+    body = {"messages": [{"role": "user", "content": "Tag Paris as sunny and warm."}], "tools": TAG_TOOLS,
+            "tool_choice": "required", "parallel_tool_calls": False, "max_tokens": 64}
+    with TestClient(create_app(Generator(), permissive=True)) as c:
+        r = c.post("/v1/chat/completions", json=body)
+        assert r.status_code == 200, r.text
+        (call,) = r.json()["choices"][0]["message"]["tool_calls"]
+        jsonschema.validate(json.loads(call["function"]["arguments"]), TAG_RELAXED)
+        err = _error(c.post("/v1/chat/completions", json={**body, "permissive": False}), 400, "invalid_value")
+        assert err["param"].endswith("properties.tags.uniqueItems")
 
 
 CITIES = ["Paris", "Rome", "Berlin", "Madrid"]

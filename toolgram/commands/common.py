@@ -50,6 +50,11 @@ def add_tool_options(p: argparse.ArgumentParser, *, tools_required: bool = True)
         help="at most N calls, enforced by the grammar (default: no limit; --no-parallel means 1)",
     )
     add_language_options(p)
+    add_permissive_option(p)
+
+
+def add_permissive_option(p: argparse.ArgumentParser) -> None:
+    """``--permissive``: relax schema keywords no grammar can enforce (compile, parse, generate, serve)."""
     p.add_argument(
         "--permissive",
         action="store_true",

@@ -10,7 +10,14 @@ from typing import Any
 
 from .. import grammars as _grammars
 from ..errors import ToolgramError
-from .common import add_language_options, add_model_options, language_kwargs, print_json, read_json_file
+from .common import (
+    add_language_options,
+    add_model_options,
+    add_permissive_option,
+    language_kwargs,
+    print_json,
+    read_json_file,
+)
 
 # The bundled example lives in the installed toolgram.grammars package (grammars/examples/ in the
 # repository), so it is found after a normal (non-editable) install too.
@@ -35,6 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    "grammar; 1 for the bundled example)")
     p.add_argument("--reasoning", choices=("none", "optional", "forced"), default=None)
     add_language_options(p)
+    add_permissive_option(p)
     p.add_argument("--max-new-tokens", type=int, default=256)
     p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
     p.add_argument("--seed", type=int, default=0)
@@ -145,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         extra: dict[str, Any] = {"max_tool_calls": max_tool_calls} if max_tool_calls is not None else {}
         compile_tools(args.format or DEFAULT_FORMAT, tools, dialect="ebnf", tool_choice=tool_choice,
                       parallel_tool_calls=args.parallel, reasoning=args.reasoning, allowed_tools=allowed, **extra,
-                      **language_kwargs(args))
+                      permissive=args.permissive, **language_kwargs(args))
 
     from ..runtime.generator import Generator
 
@@ -162,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     result = gen.chat(messages, tools, tool_choice=tool_choice, parallel_tool_calls=args.parallel,
                       format=fmt, reasoning=args.reasoning, max_new_tokens=args.max_new_tokens,
                       temperature=args.temperature, seed=args.seed, on_delta=printer, allowed_tools=allowed,
-                      max_tool_calls=max_tool_calls, **language_kwargs(args))
+                      max_tool_calls=max_tool_calls, permissive=args.permissive, **language_kwargs(args))
     message = result["message"]
     if printer is not None:
         printer.flush_call()

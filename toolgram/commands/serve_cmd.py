@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ToolgramError
-from .common import add_language_options, add_model_options, language_kwargs
+from .common import add_language_options, add_model_options, add_permissive_option, language_kwargs
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -23,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="distinct compiled grammars the OpenVINO pipeline may hold before it is reloaded "
                    "(bounds memory; default 16)")
     add_language_options(p)  # the defaults of requests that name no xml_values/whitespace
+    add_permissive_option(p)  # ... and no permissive
     p.add_argument("--engine", choices=("batch", "queue"), default=None,
                    help="batch: continuous batching (ContinuousBatchingPipeline, concurrent requests decoded "
                    "together); queue: one LLMPipeline, one generation at a time. Default: batch when the model "
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format is None and gen.detected:
         _say(f"format {fmt} (detected: {gen.detected[1]})")
     app = create_app(gen, format=fmt, max_queue=args.max_queue, request_timeout=args.request_timeout,
-                     **language_kwargs(args))
+                     permissive=args.permissive, **language_kwargs(args))
     model_id = app.state.model_id
 
     class Server(uvicorn.Server):
