@@ -187,6 +187,29 @@ def test_adjust_request_sets_a_structural_tag_that_xgrammar_028_compiles_and_acc
     assert cls(tokenizer, none_req.tools).adjust_request(none_req).structured_outputs is None
 
 
+def test_compile_options_permissive_relaxes_what_strict_refuses(tokenizer, compiler):
+    """A plugin subclass with ``compile_options = {"permissive": True}`` (docs/engines.md) gets a relaxed
+    structural tag for tools the default parser refuses with the keyword's path."""
+    tags = {"type": "array", "items": {"type": "string", "maxLength": 12}, "maxItems": 3, "uniqueItems": True}
+    tools = [{"type": "function", "function": {"name": "tag_city", "parameters": {
+        "type": "object", "properties": {"tags": tags}, "required": ["tags"]}}}]
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools,
+                                    tool_choice="required")
+    base = ToolParserManager.get_tool_parser("toolgram_hermes")
+    with pytest.raises(toolgram.ToolgramError, match=r"uniqueItems"):
+        base(tokenizer, request.tools).adjust_request(request)
+
+    class Permissive(base):
+        compile_options = {"permissive": True}
+
+    so = Permissive(tokenizer, request.tools).adjust_request(request).structured_outputs
+    validate_xgrammar_grammar(vllm.SamplingParams(structured_outputs=so))
+    compiled = compiler.compile_structural_tag(so.structural_tag)
+    call = '<tool_call>\n{"name": "tag_city", "arguments": {"tags": ["sunny", "sunny"]}}\n</tool_call>'
+    assert _accepts(compiled, call)  # uniqueItems relaxed: a superset
+    assert not _accepts(compiled, call.replace('["sunny", "sunny"]', '["sunny", "sunny", "a", "b"]'))  # maxItems kept
+
+
 @pytest.mark.parametrize("fid", FORMATS)
 def test_every_format_structural_tag_compiles_in_vllms_xgrammar(fid, tokenizer, compiler):
     cls = ToolParserManager.get_tool_parser(f"toolgram_{fid}")
