@@ -6,6 +6,10 @@ dialect) per schema, p50 and p90 over a corpus: every object schema of the vendo
 written here (:data:`REALISTIC`).  Issue 22's target: p90 <= 10 ms per schema for the grammar text.  Schemas
 that do not compile are counted, not timed.  Strict mode (no ``--permissive``).
 
+``--keys``: the strict parser's Lark grammar size and build time with extra keys printed as a negative look-ahead
+(``Token.unless``, now) and as the complement of the declared names' trie (before), side by side in one run, on
+the vendored real-world schemas and the OpenAI SDK's ``ChatCompletion`` and ``Response`` models.
+
 ``--lark``: the strict parser's build instead, for each vendored real-world schema (tests/data/real-world-schemas;
 ``--permissive`` where strict compiling refuses one), with Lark's own grammar analyses and with toolgram's
 (``toolgram.compiler.emit.lark_analysis``), side by side in one run.
@@ -17,6 +21,8 @@ import argparse
 import json
 import statistics
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -165,14 +171,68 @@ def lark_builds(repeat: int) -> None:
     machine_footer()
 
 
+@contextmanager
+def _keys_as_complements() -> Iterator[None]:
+    """Print extra keys as before ``Token.unless``: the complement of the declared names' trie, in Lark too."""
+    from toolgram.compiler.emit import lark as printer
+
+    own = printer.LarkPrinter.terminal
+
+    def terminal(self: Any, e: Any, kind: str, follow: Any = "", path: str = "", stop: str = "",
+                 unless: Any = None) -> str:
+        return own(self, e, kind, follow, path, stop, None)
+
+    printer.LarkPrinter.terminal = terminal  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        printer.LarkPrinter.terminal = own  # type: ignore[method-assign]
+
+
+def _openai_schemas() -> dict[str, dict[str, Any]]:
+    """Pydantic schemas of the OpenAI SDK's response models (``additionalProperties: true`` on every object), if
+    the ``openai`` package is installed."""
+    try:
+        import openai
+        from openai.types.chat import ChatCompletion
+        from openai.types.responses import Response
+    except ImportError:
+        return {}
+    return {f"openai {openai.__version__} {m.__name__}": m.model_json_schema() for m in (ChatCompletion, Response)}
+
+
+def key_lookaheads(repeat: int) -> None:
+    """The strict parser's grammar and build with extra keys as a look-ahead (now) and as a complement (before)."""
+    machine_header("bench_schema --keys: extra keys in the strict parser (Lark), look-ahead vs trie complement",
+                   f"best of {repeat}; compile(..., dialect='lark') then new_lark, one process, hermes, one tool")
+    print(f"{'schema':<34}{'KB before':>10}{'KB now':>8}{'build s before':>16}{'build s now':>13}{'ratio':>7}")
+    schemas = {p.stem: json.loads(p.read_text("utf-8")) for p in sorted((DATA / "real-world-schemas").glob("*.json"))}
+    schemas.update(_openai_schemas())
+    for name, schema in schemas.items():
+        tools = [{"type": "function", "function": {"name": "f", "parameters": schema}}]
+        row = []
+        for before in (True, False):
+            with _keys_as_complements() if before else nullcontext():
+                bundle = compile("hermes", tools, dialect="lark", tool_choice="required", permissive=True)
+            text, kind = bundle.grammar or "", bundle.lark_parser or "lalr"
+            row.append((len(text) / 1000, _best(repeat, _toolgrams, text, kind, {})))
+        (kb0, t0), (kb1, t1) = row
+        print(f"{name[:33]:<34}{kb0:>10.0f}{kb1:>8.0f}{t0:>16.2f}{t1:>13.2f}{t0 / t1:>7.1f}")
+    machine_footer()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="realistic schemas and every 10th suite schema, 1 repeat")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--lark", action="store_true", help="the strict parser's build on the real-world schemas")
+    ap.add_argument("--keys", action="store_true", help="extra keys in the strict parser: look-ahead vs complement")
     args = ap.parse_args()
     if args.lark:
         lark_builds(1 if args.quick else min(args.repeat, 3))
+        return
+    if args.keys:
+        key_lookaheads(1 if args.quick else min(args.repeat, 3))
         return
     schemas = corpus()
     if args.quick:

@@ -163,8 +163,13 @@ class Token(Expr):
     #: the JSON path of a schema ``pattern`` this token spells (Lark prints it through a DFA; see dfa.py)
     path: str = field(default="", compare=False)
     stop: str = ""
+    #: ``(any, starts)``: ``expr``'s language again, as the texts of ``any`` that start with none of ``starts``
+    #: (an extra key: any key, but no declared name in any spelling).  Lark prints that as a negative
+    #: look-ahead, a regex a fraction of the size of ``expr``'s (a complement trie); the grammar dialects
+    #: print ``expr``.  Built next to ``expr`` from the same names (:mod:`..keys`), and tested equal.
+    unless: tuple[Expr, tuple[Expr, ...]] | None = None
 
-    __hash__ = _cached_hash("expr", "kind", "follow", "stop")
+    __hash__ = _cached_hash("expr", "kind", "follow", "stop", "unless")
 
 
 EMPTY = Lit("")

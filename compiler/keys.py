@@ -6,8 +6,10 @@ schema, so an extra key is never a declared name, in any spelling the syntax has
 ``'\\x61'`` in Python.  The rule is built from the trie of the declared names (its complement):
 at each node, a character that leads out of the trie followed by any text, or a character of the
 trie followed by the complement below it, or (when the node is not a name) the end.  The result
-is plain regular IR (:mod:`.ir`), so every dialect prints it and the strict parser (Lark) reads the
-same language.
+is plain regular IR (:mod:`.ir`), so every dialect prints it.  Its regex grows with the trie times the
+spellings of "a character that is not one of these" (a few hundred characters a node), so for Lark, the strict
+parser, the same language is also given as the texts that start a rejected key (:func:`json_key_spellings`,
+:func:`python_key_spellings`): any key behind a negative look-ahead for them (``Token.unless``).
 
 One narrowing, documented: in JSON a declared name holding a character outside the BMP excludes,
 at that position, every ``\\uD8xx`` escape with that character's high surrogate (also ones that
@@ -155,20 +157,67 @@ class _Escaped:
 @lru_cache(maxsize=256)
 def json_key_body(names: tuple[str, ...]) -> Expr:
     """The inside of a JSON string (between its quotes) whose value is none of ``names``."""
+    e = _json_escaped()
+    return complement(names, e.one, e.spell, e.rest)
+
+
+def _key_spellings(names: tuple[str, ...], e: _Escaped, quote: str) -> tuple[Expr, ...]:
+    """The texts that start a quoted string (with its opening ``quote``) the key rule of ``names`` rejects: every
+    spelling of a name with its closing quote, and (JSON) a name's prefix before a character outside the BMP
+    followed by that character's high surrogate escape and no low surrogate escape of a name there (the
+    narrowing the module docstring documents).  A string that starts with none of them is an extra key:
+    :func:`json_key_body`'s language as a negative look-ahead before any string (Lark's terminal)."""
+    out: list[Expr] = []
+    for name in names:
+        spelled = [e.spell(ch) for ch in name]
+        out.append(seq(Lit(quote), *spelled, Lit(quote)))
+    if e.pairs:
+        letter, digits = next(iter(e.hexes.items()))
+        prefixes: dict[tuple[str, int], set[int]] = {}  # (name prefix, high surrogate) -> the low ones there
+        for name in names:
+            for i, ch in enumerate(name):
+                cp = ord(ch)
+                if cp > 0xFFFF:
+                    hi, lo = 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF)
+                    prefixes.setdefault((name[:i], hi), set()).add(lo)
+        for (prefix, hi), lows in sorted(prefixes.items()):
+            not_low = alt(seq(Lit("\\" + letter), hex_not(lows, digits)), Chars.of("\\", negated=True),
+                          seq(Lit("\\"), Chars.of(letter, negated=True)))
+            out.append(seq(Lit(quote), *(e.spell(c) for c in prefix), Lit("\\" + letter), hex_equal(hi, digits),
+                           not_low))
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def json_key_spellings(names: tuple[str, ...]) -> tuple[Expr, ...]:
+    """The starts of the JSON strings :func:`json_key_body` (between ``"``) rejects (:func:`_key_spellings`)."""
+    return _key_spellings(names, _json_escaped(), '"')
+
+
+@lru_cache(maxsize=256)
+def python_key_spellings(names: tuple[str, ...], quote: str) -> tuple[Expr, ...]:
+    """The starts of the Python strings :func:`python_key_body` (between ``quote``) rejects."""
+    return _key_spellings(names, _python_escaped(quote), quote)
+
+
+def _json_escaped() -> _Escaped:
     from .values import JSON_ESC, JSON_PLAIN, unbounded_chars
 
-    e = _Escaped(JSON_PLAIN, json_text.SINGLE_ESCAPES, {json_text.HEX_ESCAPE[0]: json_text.HEX_ESCAPE[1]}, True,
-                 unbounded_chars(JSON_PLAIN, JSON_ESC))
-    return complement(names, e.one, e.spell, e.rest)
+    return _Escaped(JSON_PLAIN, json_text.SINGLE_ESCAPES, {json_text.HEX_ESCAPE[0]: json_text.HEX_ESCAPE[1]}, True,
+                    unbounded_chars(JSON_PLAIN, JSON_ESC))
+
+
+def _python_escaped(quote: str) -> _Escaped:
+    from .values import _PY_ESC, py_plain, unbounded_chars
+
+    return _Escaped(py_plain(quote), python_text.SINGLE_ESCAPES, python_text.HEX_ESCAPES, False,
+                    unbounded_chars(py_plain(quote), _PY_ESC))
 
 
 @lru_cache(maxsize=256)
 def python_key_body(names: tuple[str, ...], quote: str) -> Expr:
     """The inside of a Python string quoted with ``quote`` whose value is none of ``names``."""
-    from .values import _PY_ESC, py_plain, unbounded_chars
-
-    e = _Escaped(py_plain(quote), python_text.SINGLE_ESCAPES, python_text.HEX_ESCAPES, False,
-                 unbounded_chars(py_plain(quote), _PY_ESC))
+    e = _python_escaped(quote)
     return complement(names, e.one, e.spell, e.rest)
 
 

@@ -28,10 +28,12 @@ from .keys import (
     gemma_quoted_body,
     intersect,
     json_key_body,
+    json_key_spellings,
     key_classes,
     matches,
     plain_name,
     python_key_body,
+    python_key_spellings,
 )
 from .keywords import annotation
 from .multiples import exact_decimal, integer_step, multiples
@@ -437,11 +439,20 @@ class ValueBuilder:
             q = Lit(gemma_text.QUOTE)
             bare = plain_name(names, GEMMA_KEY_CHAR, GEMMA_KEY_CHAR)
             return Token(seq(alt(bare, seq(q, gemma_quoted_body(names), q)), Lit(":")), "ANYKEY")
+        key, (anystring, starts) = self._quoted_not(names)
+        colon = self.punct(":").expr
+        return Token(seq(key, colon), "ANYKEY", unless=(seq(anystring, colon), starts))
+
+    def _quoted_not(self, words: tuple[str, ...]) -> tuple[Expr, tuple[Expr, tuple[Expr, ...]]]:
+        """A quoted string (JSON or Python syntax) whose value is none of ``words``, in any spelling: the
+        complement of their trie (:mod:`.keys`), and the same language as a :class:`Token`'s ``unless``."""
         if self.syntax == "json":
-            key = seq(Lit('"'), json_key_body(names), Lit('"'))
+            body = seq(Lit('"'), json_key_body(words), Lit('"'))
+            starts = json_key_spellings(words)
         else:
-            key = alt(*(seq(Lit(q), python_key_body(names, q), Lit(q)) for q in "'\""))
-        return Token(seq(key, self.punct(":").expr), "ANYKEY")
+            body = alt(*(seq(Lit(q), python_key_body(words, q), Lit(q)) for q in "'\""))
+            starts = tuple(x for q in "'\"" for x in python_key_spellings(words, q))
+        return body, (self.string().expr, starts)
 
     def object_body(
         self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None, hint: str
@@ -1054,11 +1065,8 @@ class ValueBuilder:
                                                                 NOT_PATTERNS)) or \
                 format_pattern(rest.get("format")) is not None:
             return self._t_string(words_as_patterns(schema), path, hint)
-        if self.syntax == "json":
-            body: Expr = seq(Lit('"'), json_key_body(words), Lit('"'))
-        else:
-            body = alt(*(seq(Lit(q), python_key_body(words, q), Lit(q)) for q in "'\""))
-        return self.g.shared(hint, Token(body, "STRING"))
+        body, unless = self._quoted_not(words)
+        return self.g.shared(hint, Token(body, "STRING", unless=unless))
 
     def pattern_string(self, pattern: str | Patterns, keyword: str, path: str,
                        length: tuple[int, int | None] = (0, None)) -> Expr:

@@ -111,7 +111,8 @@ class LarkPrinter:
             return r
         return f"(?:{r})"
 
-    def terminal(self, e: Expr, kind: str, follow: str | tuple[str, ...] = "", path: str = "", stop: str = "") -> str:
+    def terminal(self, e: Expr, kind: str, follow: str | tuple[str, ...] = "", path: str = "", stop: str = "",
+                 unless: tuple[Expr, tuple[Expr, ...]] | None = None) -> str:
         """A terminal for ``e``; a nullable token becomes ``TERM?`` over its non-empty part.
 
         A schema pattern (``path`` set) that a backtracking matcher could take exponential time on
@@ -122,7 +123,12 @@ class LarkPrinter:
         at a time, and the text that follows a raw value (``</parameter>``, ``]]>``) starts with a character its
         pattern's characters exclude."""
         optional = nullable(e, self.g)
-        if path and backtracks(e, self.g):
+        if unless is not None and not optional:
+            # an extra key (a string that is none of some words): any key, unless it starts like a word
+            anything, starts = unless
+            rx = "(?!" + "|".join(self.regex(x) for x in starts) + ")" + self.regex(anything) if starts else \
+                self.regex(anything)
+        elif path and backtracks(e, self.g):
             try:
                 rx = dfa_regex(e, self.g, nonempty=optional)
             except DfaLimit:
@@ -176,7 +182,7 @@ class LarkPrinter:
     # -- rules ---------------------------------------------------------------------------------------
     def expr(self, e: Expr, ctx: str = "top") -> str:
         if isinstance(e, Token):
-            return self.terminal(e.expr, e.kind, e.follow, e.path, e.stop)
+            return self.terminal(e.expr, e.kind, e.follow, e.path, e.stop, e.unless)
         if isinstance(e, Lit):
             if not e.text:
                 return ""
