@@ -53,7 +53,6 @@ from .values import (
     enum_values,
     infer_type,
     json_literal,
-    length_bounds,
     list_gaps,
     object_keys,
     pattern_paths,
@@ -980,12 +979,11 @@ def _xml_kind(schema: Any, ctx: SchemaContext, path: str, _refs: frozenset[str] 
             return _union_kind(kinds, ctx, path)
     if t == "string":
         try:
-            spec, key = string_spec(words_as_patterns(schema), path, ctx)
+            spec, key, (lo, hi) = string_spec(words_as_patterns(schema), path, ctx)
         except SchemaError:
             return "json"  # the JSON value builder reports it with its path
         if spec is not None:
-            return ("pattern", spec, length_bounds(schema, path), key)
-        lo, hi = length_bounds(schema, path)
+            return ("pattern", spec, (lo, hi), key)
         if lo == 0 and hi is None:
             return "raw"
         return (lo, hi)

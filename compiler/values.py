@@ -1049,8 +1049,7 @@ class ValueBuilder:
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         if NOT_STRINGS in schema:
             return self._string_not(schema, path, hint)
-        spec, key = string_spec(schema, path, self.ctx)
-        lengths = length_bounds(schema, path)
+        spec, key, lengths = string_spec(schema, path, self.ctx)
         if spec is None:
             return self.string(*lengths)
         return self.g.shared(hint, self.pattern_string(spec, key, path, lengths))
@@ -1243,36 +1242,42 @@ def string_patterns(schema: dict[str, Any], path: str) -> str | Patterns | None:
     return Patterns(tuple(dict.fromkeys(mine)), tuple(dict.fromkeys(none)))
 
 
-def string_spec(schema: dict[str, Any], path: str, ctx: SchemaContext) -> tuple[str | Patterns | None, str]:
+def string_spec(schema: dict[str, Any], path: str, ctx: SchemaContext
+                ) -> tuple[str | Patterns | None, str, tuple[int, int | None]]:
     """What a string's text must match under ``schema``'s ``pattern``, ``format`` and the patterns a meet or a
-    ``not`` gave it, and the keyword that names it in an error (``format`` where a format is part of it); None:
-    any text of the schema's lengths.  The one home of this choice for every syntax (JSON strings, raw XML
-    values).  Strict: everything, as it is (the builder refuses what it cannot write, at that keyword's path).
-    Permissive, where the whole cannot be written at the schema's lengths: one keyword dropped at a time, each
-    step a superset of the last, each listed under ``relaxed``: the ``format`` beside a pattern, then the
-    patterns ``not`` forbids, then the ``pattern`` (or a lone ``format``)."""
+    ``not`` gave it, the keyword that names it in an error (``format`` where a format is part of it), and the
+    lengths the text keeps; None: any text of those lengths.  The one home of this choice for every syntax (JSON
+    strings, raw XML values).  Strict: everything, as it is (the builder refuses what it cannot write, at that
+    keyword's path).  Permissive, where the whole cannot be written at the schema's lengths: first the lengths
+    are dropped (``minLength``/``maxLength`` listed under ``relaxed``) if what the text must match can be written
+    alone: an email stays an email, at any length; else one keyword dropped at a time, the lengths kept, each step
+    a superset of the last, each listed under ``relaxed``: the ``format`` beside a pattern, then the patterns
+    ``not`` forbids, then the ``pattern`` (or a lone ``format``)."""
     lengths = length_bounds(schema, path)
     fmt = format_pattern(schema.get("format"))
     spec = string_patterns(schema, path)
+    whole = spec if fmt is None else fmt if spec is None else with_format(fmt, spec)
+    if whole is None or not ctx.permissive or writable(whole, lengths):
+        return whole, "format" if fmt is not None else "pattern", lengths
+    if lengths != (0, None) and writable(whole, (0, None)):
+        for keyword in ("minLength", "maxLength"):
+            if keyword in schema:
+                ctx.unsupported(keyword, path)  # relaxed: the patterns at any length
+        return whole, "format" if fmt is not None else "pattern", (0, None)
     if spec is None:
-        if fmt is None or not ctx.permissive or writable(fmt, lengths):
-            return fmt, "format"
         ctx.unsupported("format", path)  # relaxed: a string of those lengths
-        return None, "format"
+        return None, "format", lengths
     if fmt is not None:
-        met = with_format(fmt, spec)
-        if not ctx.permissive or writable(met, lengths):
-            return met, "format"
         ctx.unsupported("format", path)  # relaxed: the patterns alone
-    if not ctx.permissive or writable(spec, lengths):
-        return spec, "pattern"
+    if writable(spec, lengths):
+        return spec, "pattern", lengths
     if isinstance(spec, Patterns) and spec.none:
         ctx.unsupported("not", path)  # relaxed: the patterns it must not match dropped
         spec = string_patterns({k: v for k, v in schema.items() if k != NOT_PATTERNS}, path)
         if spec is None or writable(spec, lengths):
-            return spec, "pattern"
+            return spec, "pattern", lengths
     ctx.unsupported("pattern", path)  # relaxed: a string of those lengths
-    return None, "pattern"
+    return None, "pattern", lengths
 
 
 def pattern_paths(spec: str | Patterns, keyword: str, path: str) -> tuple[str, str]:

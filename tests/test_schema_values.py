@@ -340,11 +340,11 @@ def test_patterns_meet_and_negate(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
-@pytest.mark.parametrize("pattern", ["^(a)\\1", "^(ab|c)+$"])
+@pytest.mark.parametrize("pattern", ["^(a)\\1"])
 def test_permissive_relaxes_an_unwritable_pattern(fmt: str, pattern: str) -> None:
-    """A pattern no grammar can hold (a back-reference; a shape whose length intersection cannot be written) is
-    refused with its path; under ``--permissive`` it is relaxed to the strings of its lengths (a superset), in
-    the JSON and the XML raw-value builders alike, and the strict parser reads what the grammar admits."""
+    """A pattern no grammar can hold (a back-reference) is refused with its path; under ``--permissive`` it is
+    relaxed to the strings of its lengths (a superset), in the JSON and the XML raw-value builders alike, and the
+    strict parser reads what the grammar admits."""
     schema = {"type": "string", "pattern": pattern, "minLength": 2, "maxLength": 5}
     tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}]
     with pytest.raises(UnsupportedSchemaError, match=r"properties\.v\.pattern"):
@@ -352,6 +352,33 @@ def test_permissive_relaxes_an_unwritable_pattern(fmt: str, pattern: str) -> Non
     bundle = compile(fmt, tools, dialect="lark", tool_choice="required", permissive=True)
     assert bundle.relaxed == [{"path": "$[0].function.parameters.properties.v.pattern", "feature": "pattern"}]
     for value, ok in [("aa", True), ("abab", True), ("xyz", True), ("a", False), ("abcdef", False)]:
+        text = render_calls(fmt, [("f", {"v": value})])
+        assert {accepted for accepted, _ in engine_results(bundle, text).values()} == {ok}, value
+        msg = parse_strict(fmt, text, tools, tool_choice="required", permissive=True)
+        assert bool(msg["tool_calls"]) == ok, (value, msg)
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+@pytest.mark.parametrize(("schema", "cases"), [
+    ({"pattern": "^(ab|c)+$", "minLength": 2, "maxLength": 5},
+     [("abab", True), ("cc", True), ("c", True), ("abababc", True), ("aa", False), ("xyz", False)]),
+    ({"format": "email", "maxLength": 12},
+     [("a@b.co", True), ("averylongname@example.com", True), ("not an email", False), ("a@", False)]),
+    ({"pattern": "[*?]", "maxLength": 300}, [("a*b", True), ("?" * 301, True), ("abc", False), ("", False)]),
+])
+def test_permissive_relaxes_lengths_a_pattern_cannot_meet(fmt: str, schema: dict, cases: list) -> None:
+    """A pattern or format whose meet with ``minLength``/``maxLength`` cannot be written is refused with the
+    pattern's (or format's) path; under ``--permissive`` the lengths are relaxed and the pattern kept, since it can
+    be written alone (an email stays an email, at any length): a superset, listed under ``relaxed``, in the JSON
+    and the XML raw-value builders alike, and the strict parser reads what the grammar admits."""
+    keyword = "format" if "format" in schema else "pattern"
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": {"type": "string", **schema}}}}]
+    with pytest.raises(UnsupportedSchemaError, match=rf"properties\.v\.{keyword}"):
+        compile(fmt, tools, dialect="lark")
+    bundle = compile(fmt, tools, dialect="lark", tool_choice="required", permissive=True)
+    assert bundle.relaxed == [{"path": f"$[0].function.parameters.properties.v.{k}", "feature": k}
+                              for k in ("minLength", "maxLength") if k in schema]
+    for value, ok in cases:
         text = render_calls(fmt, [("f", {"v": value})])
         assert {accepted for accepted, _ in engine_results(bundle, text).values()} == {ok}, value
         msg = parse_strict(fmt, text, tools, tool_choice="required", permissive=True)
