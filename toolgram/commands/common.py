@@ -53,12 +53,12 @@ def add_tool_options(p: argparse.ArgumentParser, *, tools_required: bool = True)
     add_permissive_option(p)
 
 
-def add_permissive_option(p: argparse.ArgumentParser) -> None:
+def add_permissive_option(p: argparse.ArgumentParser, help: str | None = None) -> None:  # noqa: A002 - argparse's
     """``--permissive``: relax schema keywords no grammar can enforce (compile, parse, generate, serve)."""
     p.add_argument(
         "--permissive",
         action="store_true",
-        help="ignore schema keywords a grammar cannot enforce instead of failing (listed as 'relaxed')",
+        help=help or "ignore schema keywords a grammar cannot enforce instead of failing (listed as 'relaxed')",
     )
 
 

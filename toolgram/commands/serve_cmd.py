@@ -23,7 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="distinct compiled grammars the OpenVINO pipeline may hold before it is reloaded "
                    "(bounds memory; default 16)")
     add_language_options(p)  # the defaults of requests that name no xml_values/whitespace
-    add_permissive_option(p)  # ... and no permissive
+    add_permissive_option(p, "relax schema keywords a grammar cannot enforce (uniqueItems...) for requests that do not "
+                          "say otherwise (their 'permissive' field); default: such tools are a 400 naming the keyword")
     p.add_argument("--engine", choices=("batch", "queue"), default=None,
                    help="batch: continuous batching (ContinuousBatchingPipeline, concurrent requests decoded "
                    "together); queue: one LLMPipeline, one generation at a time. Default: batch when the model "
