@@ -50,7 +50,7 @@ def test_vendored_files_match_their_sums() -> None:
     for line in (DATA / "SHA256SUMS").read_text(encoding="utf-8").splitlines():
         digest, name = line.split(maxsplit=1)
         listed[name] = digest
-    folders = ("templates", "json-schema-test-suite", "real-world-schemas")
+    folders = ("templates", "json-schema-test-suite", "real-world-schemas", "pydantic-schemas")
     present = {p.relative_to(DATA).as_posix() for folder in folders for p in (DATA / folder).rglob("*") if p.is_file()}
     assert present == set(listed), "tests/data/SHA256SUMS must list exactly the vendored files"
     bad = [name for name, digest in listed.items() if _sha256(DATA / name) != digest]
