@@ -1257,13 +1257,14 @@ def string_spec(schema: dict[str, Any], path: str, ctx: SchemaContext
     fmt = format_pattern(schema.get("format"))
     spec = string_patterns(schema, path)
     whole = spec if fmt is None else fmt if spec is None else with_format(fmt, spec)
+    key = "format" if fmt is not None else "pattern"
     if whole is None or not ctx.permissive or writable(whole, lengths):
-        return whole, "format" if fmt is not None else "pattern", lengths
+        return whole, key, lengths
     if lengths != (0, None) and writable(whole, (0, None)):
         for keyword in ("minLength", "maxLength"):
             if keyword in schema:
                 ctx.unsupported(keyword, path)  # relaxed: the patterns at any length
-        return whole, "format" if fmt is not None else "pattern", (0, None)
+        return whole, key, (0, None)
     if spec is None:
         ctx.unsupported("format", path)  # relaxed: a string of those lengths
         return None, "format", lengths

@@ -120,7 +120,10 @@ class StreamParser:
         max_tool_calls: int | None = None,
         xml_values: str | None = None,
         whitespace: str | None = None,
+        permissive: bool = False,
     ) -> None:
+        # ``permissive`` is :func:`parse`'s keyword, taken so the same options serve both; the lenient reading
+        # never refuses a schema, so it changes nothing here
         if mode != "lenient":
             raise OptionError("the stream parser is lenient; parse strictly with parse(mode='strict')", "mode")
         self._sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,

@@ -438,9 +438,7 @@ class Turn:
 
     def begin(self) -> None:
         if self.on_delta is not None:
-            # the streamed reading is lenient, which never refuses a schema: ``permissive`` is the strict one's
-            opts = {k: v for k, v in self.parse_opts.items() if k != "permissive"}
-            self.parser = _parser.StreamParser(self.fmt, self.tools, **opts)
+            self.parser = _parser.StreamParser(self.fmt, self.tools, **self.parse_opts)
             if self.prefill:
                 self._emit(self.prefill)
 

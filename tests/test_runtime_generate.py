@@ -209,8 +209,10 @@ def test_permissive_relaxes_what_strict_refuses(gen: Any) -> None:
     with pytest.raises(UnsupportedSchemaError, match=r"uniqueItems.*\$\[0\]\.function\.parameters"
                                                                 r"\.properties\.tags"):
         gen.chat(ask, TAG_TOOLS, format="hermes", tool_choice="required")
+    deltas: list[dict[str, Any]] = []  # streamed too: the lenient stream parser takes the same options
     result = gen.chat(ask, TAG_TOOLS, format="hermes", tool_choice="required", max_new_tokens=MAX_NEW,
-                      parallel_tool_calls=False, permissive=True)
+                      parallel_tool_calls=False, permissive=True, on_delta=deltas.append)
+    assert any(d.get("tool_calls") for d in deltas), deltas
     msg = result["message"]
     assert msg["finish_reason"] == "tool_calls" and msg["diagnostics"] == [], msg
     (call,) = msg["tool_calls"]
