@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..compiler import compile as compile_tools
-from ..compiler.emit.lark import new_lark
+from ..compiler.emit.lark import STRICT_OPTIONS, new_lark, take_lalr
 from ..compiler.schema import load_tools
 from ..errors import OptionError
 from ..grammars.spec import Markup
@@ -69,9 +69,11 @@ def _too_costly(text: str) -> str | None:
 
 @functools.lru_cache(maxsize=64)
 def _lark(grammar: str, parser: str) -> Any:
-    """The Lark parser for a compiled grammar, built by the same constructor that chose LALR or
-    Earley for it (:func:`toolgram.compiler.emit.lark.new_lark`), once per grammar text."""
-    return new_lark(grammar, parser=parser, propagate_positions=True)
+    """The Lark parser for a compiled grammar, once per grammar text: the LALR parser that the
+    compiler built to choose LALR or Earley (:func:`toolgram.compiler.emit.lark.take_lalr`), else
+    one built by the same constructor with the same options."""
+    built = take_lalr(grammar) if parser == "lalr" else None
+    return built if built is not None else new_lark(grammar, parser=parser, **STRICT_OPTIONS)
 
 
 @functools.lru_cache(maxsize=64)

@@ -9,9 +9,12 @@ conflicts (Lark's ``strict`` mode), else Earley is the parser to use.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import replace
 from functools import lru_cache
 from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
 
 from ..automaton import rx_escape, until_regex
 from ..dfa import DfaLimit, backtracks, class_char, dfa_edges, dfa_regex
@@ -413,13 +416,32 @@ def new_lark(text: str, parser: str = "lalr", **options: object):  # noqa: ANN20
         lark.lexer.has_interegular = saved
 
 
+#: LALR parsers that :func:`lark_parser_kind` built, kept for :func:`take_lalr` (newest last; a
+#: few, since a parser for a large schema holds ~100 MB and a ``compile`` may never parse)
+_BUILT: OrderedDict[str, Any] = OrderedDict()
+_BUILT_MAX = 4
+_BUILT_LOCK = threading.Lock()
+#: the options the strict parser builds with (:mod:`toolgram.parsing.strict`); the LALR check builds
+#: with the same ones so that its parser can be handed over
+STRICT_OPTIONS: dict[str, object] = {"propagate_positions": True}
+
+
+def take_lalr(text: str) -> Any | None:
+    """The LALR parser (built with :data:`STRICT_OPTIONS`) that :func:`lark_parser_kind` built for
+    ``text`` and no caller has taken yet, else None: strict parsing right after a ``compile`` builds
+    the parser once, not twice."""
+    with _BUILT_LOCK:
+        return _BUILT.pop(text, None)
+
+
 @lru_cache(maxsize=256)
 def lark_parser_kind(text: str) -> str:
     """``lalr`` when ``text`` builds with LALR and the contextual lexer with no parser conflict, else ``earley``.
 
     Lark resolves a shift/reduce conflict silently as a shift, which can reject valid input, so a
-    conflict (reported through Lark's debug log) means Earley.  Terminal overlaps are resolved by
-    the priorities this printer assigns, so Lark's slower ``strict`` collision check is not used.
+    conflict (Lark logs it at debug level) means Earley.  Terminal overlaps are resolved by the
+    priorities this printer assigns, so Lark's slower ``strict`` collision check is not used.  A
+    conflict-free parser is kept for :func:`take_lalr`.
     """
     import logging
 
@@ -439,11 +461,18 @@ def lark_parser_kind(text: str) -> str:
     logger.setLevel(logging.DEBUG)
     logger.propagate = False
     try:
-        new_lark(text, parser="lalr", debug=True)
+        # not ``debug=True``: its parser keeps a slower parse table and prints a state dump on errors;
+        # without it Lark still reports each conflict, at debug level
+        built = new_lark(text, parser="lalr", **STRICT_OPTIONS)
     except GrammarError:
         return "earley"
     finally:
         logger.handlers, logger.propagate = saved[1], saved[2]
         logger.setLevel(saved[0])  # setLevel (not .level =) also clears logging's isEnabledFor cache
-    conflict = any("Shift/Reduce" in r.getMessage() or "conflict" in r.getMessage().lower() for r in records)
-    return "earley" if conflict else "lalr"
+    if any("Shift/Reduce" in r.getMessage() or "conflict" in r.getMessage().lower() for r in records):
+        return "earley"
+    with _BUILT_LOCK:
+        _BUILT[text] = built
+        while len(_BUILT) > _BUILT_MAX:
+            _BUILT.popitem(last=False)
+    return "lalr"
