@@ -37,13 +37,19 @@ if os.environ.get("TOOLGRAM_NO_SKIP") == "1":
             report.longrepr = f"skipped with TOOLGRAM_NO_SKIP=1 (a dependency is missing): {report.longrepr}"
 
 
+#: test files that run in a venv of their own, under their marker, with the module they need there
+_OWN_VENV = {"test_vllm_plugin.py": "vllm", "test_sglang.py": "sglang"}
+
+
 def pytest_ignore_collect(collection_path, config):  # type: ignore[no-untyped-def]
-    """tests/test_vllm_plugin.py runs in the vLLM venv (scripts/vllm_env.sh) under ``-m vllm``; elsewhere it is
-    not collected at all (so neither skipped nor failing on the missing import), unless ``-m`` asks for it."""
-    if collection_path.name != "test_vllm_plugin.py":
+    """tests/test_vllm_plugin.py and tests/test_sglang.py run in their venvs (scripts/vllm_env.sh,
+    scripts/sglang_env.sh) under ``-m vllm`` / ``-m sglang``; elsewhere they are not collected at all (so
+    neither skipped nor failing on the missing import), unless ``-m`` asks for them."""
+    marker = _OWN_VENV.get(collection_path.name)
+    if marker is None:
         return None
     import importlib.util
 
     markexpr = config.getoption("markexpr", "") or ""
-    wanted = "vllm" in markexpr and "not vllm" not in markexpr
-    return None if wanted or importlib.util.find_spec("vllm") is not None else True
+    wanted = marker in markexpr and f"not {marker}" not in markexpr
+    return None if wanted or importlib.util.find_spec(marker) is not None else True

@@ -169,6 +169,8 @@ def sh_commands() -> list[Command]:
                 skip = "needs vLLM's engine on a GPU (tests/test_vllm_plugin.py drives the plugin's hooks)"
             elif re.search(r"\bscripts/vllm_env\.sh\b|\.venv-vllm/", command):
                 skip = "builds or uses the vLLM test venv (.ci/run's vLLM step)"
+            elif re.search(r"\bscripts/sglang_env\.sh\b|\.venv-sglang/", command):
+                skip = "builds or uses the SGLang test venv (.ci/run's SGLang step)"
             commands.append(Command(index, block.page, number, command, int(code.group(1)) if code else 0, skip))
     return commands
 

@@ -28,4 +28,4 @@ def test_vllm_extra_pins_no_heavy_dependency_and_the_marker_is_out_of_default_ru
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["project"]["optional-dependencies"]["vllm"] == []
     addopts = project["tool"]["pytest"]["ini_options"]["addopts"]
-    assert "-m 'not slow and not vllm'" in addopts
+    assert "-m 'not slow and not vllm and not sglang'" in addopts

