@@ -13,7 +13,7 @@ from ..compiler.options import WHITESPACE, XML_VALUES, choose, resolve
 from ..compiler.schema import load_tools
 from ..errors import OptionError, ToolgramError
 from ..grammars import get_format
-from .scanner import Scanner
+from .scanner import AnyTool, Scanner
 from .values import model_text
 
 __all__ = ["StreamParser", "parse"]
@@ -24,7 +24,7 @@ Delta = dict[str, Any]
 
 def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: bool | None,
              reasoning: str | None, allowed_tools: list[str] | None, max_tool_calls: int | None,
-             xml_values: str | None = None, whitespace: str | None = None) -> Scanner:
+             xml_values: str | None = None, whitespace: str | None = None, any_tool: bool = False) -> Scanner:
     spec = get_format(format)
     tool_list = load_tools(tools if tools is not None else [])
     enabled = True
@@ -41,11 +41,13 @@ def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: boo
         opts = resolve(spec, tool_list, tool_choice="none", parallel_tool_calls=parallel_tool_calls,
                        reasoning=reasoning, allowed_tools=None, max_tool_calls=max_tool_calls)
     callable_tools = {t.name: t.reading_schema() for t in opts.tools} if opts.choice != "none" else {}
+    if any_tool and tool_choice != "none":  # every name is callable, even with no tools at all
+        callable_tools, enabled = AnyTool(callable_tools), True
     return Scanner(
         spec,
         callable_tools,
         reasoning=opts.reasoning,
-        calls_enabled=enabled and opts.choice != "none",
+        calls_enabled=enabled and (opts.choice != "none" or isinstance(callable_tools, AnyTool)),
         parallel=opts.parallel,
         needs_call=opts.needs_call,
         all_names=frozenset(t.name for t in tool_list),
@@ -68,6 +70,7 @@ def parse(
     xml_values: str | None = None,
     whitespace: str | None = None,
     permissive: bool = False,
+    any_tool: bool = False,
 ) -> Message:
     """Parse one whole model output into the SPEC section 4 message. Model output never raises;
     bad options or tools raise :class:`~toolgram.errors.ToolgramError`.
@@ -76,10 +79,17 @@ def parse(
     ``tools=None`` means no tools.  ``xml_values`` and ``whitespace`` choose the grammar of
     ``mode="strict"``; the lenient parser reads every spelling of both (SPEC section 1).
     ``permissive``: ``mode="strict"`` reads with the grammar ``compile(..., permissive=True)`` writes (schema
-    keywords no grammar can enforce relaxed, not refused); the lenient parser never refuses a schema."""
+    keywords no grammar can enforce relaxed, not refused); the lenient parser never refuses a schema.
+    ``any_tool`` (lenient only): a call to any name is a call, as vLLM's and SGLang's parsers read one
+    (the declared tools keep their schemas, other names' arguments are read untyped); by default a call
+    is committed only at a known tool's name (SPEC section 4). The vLLM plugin sets it for a request
+    that has no tools."""
     text = model_text(text)
     if mode == "strict":
         from .strict import parse_strict
+
+        if any_tool:
+            raise OptionError("any_tool reads names no grammar lists: it is lenient only", "any_tool")
 
         def lenient(whole: str) -> Message:  # tool_choice none: both modes split reasoning the same way
             return parse(format, whole, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
@@ -92,7 +102,7 @@ def parse(
     if mode != "lenient":
         raise OptionError(f"mode must be lenient or strict, got {mode!r}", "mode")
     sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls,
-                  xml_values, whitespace)
+                  xml_values, whitespace, any_tool)
     sc.feed(text)
     sc.finish()
     return sc.message()
@@ -121,13 +131,14 @@ class StreamParser:
         xml_values: str | None = None,
         whitespace: str | None = None,
         permissive: bool = False,
+        any_tool: bool = False,
     ) -> None:
         # ``permissive`` is :func:`parse`'s keyword, taken so the same options serve both; the lenient reading
         # never refuses a schema, so it changes nothing here
         if mode != "lenient":
             raise OptionError("the stream parser is lenient; parse strictly with parse(mode='strict')", "mode")
         self._sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
-                            max_tool_calls, xml_values, whitespace)
+                            max_tool_calls, xml_values, whitespace, any_tool)
         self._done = False
 
     def feed(self, chunk: str | bytes) -> list[Delta]:

@@ -36,6 +36,24 @@ _NAME_WORD = r"[^\s<>\"'()\[\]{}=,]"
 _NAME_WORD_RE = re.compile(_NAME_WORD + "+")
 
 
+class AnyTool(dict):
+    """The callable tools when any name is callable (``parse(..., any_tool=True)``, vLLM's and SGLang's
+    reading): the declared tools keep their schemas; any other name made of tool-name characters
+    (:data:`_NAME_WORD`, up to :attr:`max_name` of them) reads its arguments untyped."""
+
+    max_name = 128
+
+    def __contains__(self, name: object) -> bool:
+        return dict.__contains__(self, name) or (
+            isinstance(name, str) and len(name) <= self.max_name and _NAME_WORD_RE.fullmatch(name) is not None)
+
+    def __missing__(self, name: str) -> dict[str, Any]:
+        return {}
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def _reader(core: Scanner, spec: FormatSpec) -> Reader:
     """The reader of the description's call syntax."""
     c = spec.call
@@ -76,7 +94,8 @@ class Scanner:
         self.needs_call = needs_call
         self.loose = loose  # tools with ``strict: false``: their schemas type values but do not reject them
         self.max_calls = max_calls
-        self.max_name = max((len(n) for n in (*tools, *all_names)), default=0)
+        self.max_name = max((len(n) for n in (*tools, *all_names)),
+                            default=0) if not isinstance(tools, AnyTool) else AnyTool.max_name
         sc = spec.scope
         c = spec.call
         # openers recognised in free text: (literal, kind)

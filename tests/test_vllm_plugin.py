@@ -138,6 +138,72 @@ def test_extract_tool_calls_and_streaming_equal_toolgram_parse(fid, text, tokeni
     assert (content.strip() or None if content else None) == expected["content"]
 
 
+@pytest.mark.parametrize("fid", ["hermes", "qwen3_coder", "llama3_json", "pythonic", "kimi_k2", "glm4_7", "gemma4",
+                                 "deepseek_v3_1", "minimax_m2", "seed_oss"])
+def test_calls_are_read_as_vllms_parsers_read_them_whatever_tools_are_known(fid, tokenizer):
+    """vLLM's parsers read a call to any name; toolgram's commit rule (a known tool's name) would leave
+    one as content, markup and all. The plugin reads it: against the request's tools, else the tools
+    vLLM made the parser with (a request without tools carries tool_choice "none" by vLLM's default),
+    else untyped. Whole and streamed readings agree in each case."""
+    text = (EXAMPLES / "outputs" / f"{fid}_one_call.txt").read_text()
+    cls = ToolParserManager.get_tool_parser(f"toolgram_{fid}")
+    expected = _calls(toolgram.parse(fid, text, TOOLS)["tool_calls"])
+    assert len(expected) == 1
+    name = expected[0][0]
+    bare = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}])
+    assert bare.tool_choice == "none"  # what vLLM fills in for a request without tools
+    cases = [
+        ("the request's tools", cls(tokenizer, None), _request(tool_choice="auto"), text, expected),
+        ("the parser's tools", cls(tokenizer, _request().tools), bare, text, expected),
+        ("no request at all", cls(tokenizer, _request().tools), None, text, expected),
+    ]
+    # a name no tool declares: read as a call, its arguments as written (untyped), no markup in the content
+    renamed = text.replace(name, "look_up_" + name)
+    untyped = toolgram.parse(fid, renamed, [{"type": "function", "function": {"name": "look_up_" + name}}])
+    cases += [
+        ("an undeclared name", cls(tokenizer, None), _request(tool_choice="auto"), renamed,
+         _calls(untyped["tool_calls"])),
+        ("no tools anywhere", cls(tokenizer, None), bare, renamed, _calls(untyped["tool_calls"])),
+    ]
+    for what, parser, request, output, calls in cases:
+        info = parser.extract_tool_calls(output, request)
+        got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+        assert info.tools_called and got == calls, what
+        assert calls[0][0] in (name, "look_up_" + name)
+        assert not info.content or "<" not in info.content, what
+        if request is not None:
+            streamed = _join(_stream(type(parser)(tokenizer, parser.tools or None), request, tokenizer, output))
+            assert streamed[1] == calls, what
+    assert toolgram.parse(fid, renamed, TOOLS)["tool_calls"] == []  # toolgram.parse keeps its commit rule
+
+
+@pytest.mark.parametrize("fid", ["kimi_k2", "hermes", "mistral"])
+def test_adjust_request_keeps_special_tokens_in_the_text_the_parser_reads(fid, tokenizer):
+    """Kimi's <|tool_call_begin|>, Mistral's [TOOL_CALLS] ... are special tokens: with vLLM's default
+    skip_special_tokens=True they would be gone from the text before the parser sees it."""
+    cls = ToolParserManager.get_tool_parser(f"toolgram_{fid}")
+    request = _request(tool_choice="auto")
+    assert request.skip_special_tokens is not False  # unset: vLLM's default skips them
+    assert cls(tokenizer, request.tools).adjust_request(request).skip_special_tokens is False
+    none = _request(tool_choice="none")
+    assert cls(tokenizer, none.tools).adjust_request(none).skip_special_tokens is not False
+
+
+def test_responses_custom_tools_are_left_unconstrained(tokenizer):
+    """A Responses API custom tool takes free text, which no toolgram grammar describes: no structured
+    output is set (and nothing raises), and calls are still read."""
+    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+
+    tools = [{"type": "custom", "name": "emit_command"}]
+    request = ResponsesRequest(input="hi", tools=tools, tool_choice={"type": "custom", "name": "emit_command"})
+    cls = ToolParserManager.get_tool_parser("toolgram_hermes")
+    out = cls(tokenizer, request.tools).adjust_request(request)
+    assert out.structured_outputs is None and out.skip_special_tokens is False
+    text = '<tool_call>\n{"name": "emit_command", "arguments": {"input": "ls"}}\n</tool_call>'
+    info = cls(tokenizer, request.tools).extract_tool_calls(text, request)
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [("emit_command", '{"input": "ls"}')]
+
+
 CHOICES = {
     "auto": "auto",
     "required": "required",

@@ -11,6 +11,10 @@ toolgram_<format>``). Importing this module imports vLLM; ``import toolgram`` ne
   ``tool_choice`` and ``parallel_tool_calls``. Every format has a structural-tag form, so the parser
   reads ``required`` and named choices in the native format: ``supports_required_and_named`` is False
   (vLLM then reads them with ``extract_tool_calls`` instead of its JSON-list reader).
+* Calls are read as vLLM's own parsers read them (``parse(..., any_tool=True)``): a call to any name is a
+  call, not content with its markup; the request's tools (else those vLLM made the parser with) type the
+  arguments of the names they declare. A request without tools (vLLM's server never asks then, but a
+  direct caller may) is read with ``tool_choice`` ``auto``, not the ``none`` vLLM fills in.
 * Reasoning follows vLLM's rule: the reasoning parser splits the reasoning block off and the structured
   output starts after it, so the tool grammar and the tool parser both use ``reasoning="none"``.
 * :class:`ToolgramReasoningParser` ``toolgram_<format>`` (formats with reasoning tags): the block is the
@@ -56,11 +60,22 @@ def parser_name(format_id: str) -> str:
 
 
 def request_tools(request: Any) -> list[dict[str, Any]]:
-    """The request's tools as an OpenAI ``tools`` array."""
-    out = []
-    for t in request.tools or []:
-        out.append(t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t))
-    return out
+    """The request's tools as an OpenAI ``tools`` array (none for no request: vLLM's parsers take None)."""
+    return tools_array(getattr(request, "tools", None))
+
+
+def tools_array(tools: Any, functions: bool = True) -> list[dict[str, Any]]:
+    """vLLM's tool objects (a request's, or those a parser was made with) as an OpenAI ``tools`` array: the
+    function tools only, unless ``functions`` is False (a Responses API custom tool takes free text)."""
+    out = [t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t) for t in tools or []]
+    return [t for t in out if t.get("type", "function") == "function"] if functions else out
+
+
+def function_tools_only(request: Any) -> bool:
+    """Whether the request's tools and ``tool_choice`` are all functions (not Responses API custom tools)."""
+    kinds = {t.get("type", "function") for t in tools_array(getattr(request, "tools", None), functions=False)}
+    choice = request_tool_choice(request)
+    return kinds <= {"function"} and (not isinstance(choice, dict) or choice.get("type", "function") == "function")
 
 
 def request_tool_choice(request: Any) -> Any:
@@ -102,9 +117,15 @@ class ToolgramToolParser(ToolParser):
     def adjust_request(self, request: Any) -> Any:
         if not request.tools or request_tool_choice(request) == "none":
             return request
+        # the format's markup may be special tokens (Kimi's <|tool_call_begin|>, Mistral's [TOOL_CALLS] ...):
+        # vLLM would drop them from the text the parser reads, as vLLM's own parsers say; the parser keeps
+        # protocol markup out of the content itself
+        request.skip_special_tokens = False
         so = getattr(request, "structured_outputs", None)
         if so is not None and so.structural_tag is not None:
             return request
+        if not function_tools_only(request):
+            return request  # Responses API custom tools take free text: no grammar describes them
         tag = self.structural_tag(request)
         request.structured_outputs = StructuredOutputsParams(structural_tag=tag)
         if isinstance(request, ChatCompletionRequest):
@@ -122,7 +143,7 @@ class ToolgramToolParser(ToolParser):
 
     # vLLM: whole output
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
-        msg = parse(self.format_id, model_output, request_tools(request) or None, **self._parse_options(request))
+        msg = parse(self.format_id, model_output, self._tools(request) or None, **self._parse_options(request))
         calls = [
             ToolCall(id=make_tool_call_id(), function=FunctionCall(name=c["function"]["name"],
                                                                    arguments=c["function"]["arguments"]))
@@ -142,7 +163,7 @@ class ToolgramToolParser(ToolParser):
         request: Any,
     ) -> DeltaMessage | None:
         if self._stream is None:
-            self._stream = StreamParser(self.format_id, request_tools(request) or None,
+            self._stream = StreamParser(self.format_id, self._tools(request) or None,
                                         **self._parse_options(request))
             delta_text = current_text  # vLLM may hand the first text as current_text only
         if not delta_text:
@@ -155,10 +176,18 @@ class ToolgramToolParser(ToolParser):
             return None
         return self._merge(self._stream.finish())
 
+    def _tools(self, request: Any) -> list[dict[str, Any]]:
+        """The tools calls are read against: the request's, else those vLLM made the parser with."""
+        return request_tools(request) or tools_array(self.tools)
+
     def _parse_options(self, request: Any) -> dict[str, Any]:
-        opts = request_options(request)
-        if not request.tools:
-            opts["tool_choice"] = "none"
+        # a call to any name is read as a call, as vLLM's own parsers read one (declared tools keep their
+        # schemas); protocol markup never ends up in the content
+        opts = {**request_options(request), "any_tool": True}
+        if not request_tools(request) or not function_tools_only(request):
+            # a request without tools (vLLM's server never asks then, and fills in tool_choice "none"; a
+            # direct caller, such as vLLM's own parser tests, may): read the calls the format writes
+            opts["tool_choice"] = "auto"
         return opts
 
     def _merge(self, deltas: Iterable[dict[str, Any]]) -> DeltaMessage | None:
