@@ -82,8 +82,7 @@ def parse(
     keywords no grammar can enforce relaxed, not refused); the lenient parser never refuses a schema.
     ``any_tool`` (lenient only): a call to any name is a call, as vLLM's and SGLang's parsers read one
     (the declared tools keep their schemas, other names' arguments are read untyped); by default a call
-    is committed only at a known tool's name (SPEC section 4). The vLLM plugin sets it for a request
-    that has no tools."""
+    is committed only at a known tool's name (SPEC section 4). The vLLM plugin reads this way."""
     text = model_text(text)
     if mode == "strict":
         from .strict import parse_strict
