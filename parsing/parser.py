@@ -41,13 +41,14 @@ def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: boo
         opts = resolve(spec, tool_list, tool_choice="none", parallel_tool_calls=parallel_tool_calls,
                        reasoning=reasoning, allowed_tools=None, max_tool_calls=max_tool_calls)
     callable_tools = {t.name: t.reading_schema() for t in opts.tools} if opts.choice != "none" else {}
+    calls_enabled = enabled and opts.choice != "none"
     if any_tool and tool_choice != "none":  # every name is callable, even with no tools at all
-        callable_tools, enabled = AnyTool(callable_tools), True
+        callable_tools, calls_enabled = AnyTool(callable_tools), True
     return Scanner(
         spec,
         callable_tools,
         reasoning=opts.reasoning,
-        calls_enabled=enabled and (opts.choice != "none" or isinstance(callable_tools, AnyTool)),
+        calls_enabled=calls_enabled,
         parallel=opts.parallel,
         needs_call=opts.needs_call,
         all_names=frozenset(t.name for t in tool_list),

@@ -60,22 +60,33 @@ def parser_name(format_id: str) -> str:
 
 
 def request_tools(request: Any) -> list[dict[str, Any]]:
-    """The request's tools as an OpenAI ``tools`` array (none for no request: vLLM's parsers take None)."""
-    return tools_array(getattr(request, "tools", None))
+    """The request's function tools as an OpenAI ``tools`` array (none for no request: vLLM's parsers take
+    None)."""
+    return functions(tools_array(getattr(request, "tools", None)))
 
 
-def tools_array(tools: Any, functions: bool = True) -> list[dict[str, Any]]:
-    """vLLM's tool objects (a request's, or those a parser was made with) as an OpenAI ``tools`` array: the
-    function tools only, unless ``functions`` is False (a Responses API custom tool takes free text)."""
-    out = [t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t) for t in tools or []]
-    return [t for t in out if t.get("type", "function") == "function"] if functions else out
+def tools_array(tools: Any) -> list[dict[str, Any]]:
+    """vLLM's tool objects (a request's, or those a parser was made with) as an OpenAI ``tools`` array."""
+    return [t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t) for t in tools or []]
+
+
+def _is_function(entry: Any) -> bool:
+    """A function tool or choice (not a Responses API custom one, which takes free text)."""
+    return not isinstance(entry, dict) or entry.get("type", "function") == "function"
+
+
+def functions(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The function tools of an OpenAI ``tools`` array."""
+    return [t for t in tools if _is_function(t)]
 
 
 def function_tools_only(request: Any) -> bool:
-    """Whether the request's tools and ``tool_choice`` are all functions (not Responses API custom tools)."""
-    kinds = {t.get("type", "function") for t in tools_array(getattr(request, "tools", None), functions=False)}
-    choice = request_tool_choice(request)
-    return kinds <= {"function"} and (not isinstance(choice, dict) or choice.get("type", "function") == "function")
+    """Whether the request's tools and ``tool_choice`` are all functions (no Responses API custom tool)."""
+    return _functions_only(tools_array(getattr(request, "tools", None)), request_tool_choice(request))
+
+
+def _functions_only(tools: list[dict[str, Any]], choice: Any) -> bool:
+    return len(functions(tools)) == len(tools) and _is_function(choice)
 
 
 def request_tool_choice(request: Any) -> Any:
@@ -143,7 +154,8 @@ class ToolgramToolParser(ToolParser):
 
     # vLLM: whole output
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
-        msg = parse(self.format_id, model_output, self._tools(request) or None, **self._parse_options(request))
+        tools, options = self._reading(request)
+        msg = parse(self.format_id, model_output, tools or None, **options)
         calls = [
             ToolCall(id=make_tool_call_id(), function=FunctionCall(name=c["function"]["name"],
                                                                    arguments=c["function"]["arguments"]))
@@ -163,8 +175,8 @@ class ToolgramToolParser(ToolParser):
         request: Any,
     ) -> DeltaMessage | None:
         if self._stream is None:
-            self._stream = StreamParser(self.format_id, self._tools(request) or None,
-                                        **self._parse_options(request))
+            tools, options = self._reading(request)
+            self._stream = StreamParser(self.format_id, tools or None, **options)
             delta_text = current_text  # vLLM may hand the first text as current_text only
         if not delta_text:
             return None
@@ -176,19 +188,18 @@ class ToolgramToolParser(ToolParser):
             return None
         return self._merge(self._stream.finish())
 
-    def _tools(self, request: Any) -> list[dict[str, Any]]:
-        """The tools calls are read against: the request's, else those vLLM made the parser with."""
-        return request_tools(request) or tools_array(self.tools)
-
-    def _parse_options(self, request: Any) -> dict[str, Any]:
-        # a call to any name is read as a call, as vLLM's own parsers read one (declared tools keep their
-        # schemas); protocol markup never ends up in the content
-        opts = {**request_options(request), "any_tool": True}
-        if not request_tools(request) or not function_tools_only(request):
+    def _reading(self, request: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The tools calls are read against (the request's, else those vLLM made the parser with) and the
+        parse options. A call to any name is read as a call, as vLLM's own parsers read one (declared tools
+        keep their schemas); protocol markup never ends up in the content."""
+        given = tools_array(getattr(request, "tools", None))
+        options = {**request_options(request), "any_tool": True}
+        if not given or not _functions_only(given, options["tool_choice"]):
             # a request without tools (vLLM's server never asks then, and fills in tool_choice "none"; a
-            # direct caller, such as vLLM's own parser tests, may): read the calls the format writes
-            opts["tool_choice"] = "auto"
-        return opts
+            # direct caller, such as vLLM's own parser tests, may), or with custom ones: read the calls the
+            # format writes
+            options["tool_choice"] = "auto"
+        return functions(given) or functions(tools_array(self.tools)), options
 
     def _merge(self, deltas: Iterable[dict[str, Any]]) -> DeltaMessage | None:
         """toolgram deltas -> one vLLM DeltaMessage (content, reasoning and tool-call fragments)."""
