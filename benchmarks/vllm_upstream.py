@@ -75,7 +75,12 @@ def main() -> int:
         out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-p", "no:cacheprovider",
                               "-p", "no:warnings", "--tb=no", "--rootdir", str(root), f"tests/tool_parsers/{name}"],
                              cwd=root, env={**env, "TOOLGRAM_SWAP": SWAPS[name]}, capture_output=True, text=True)
-        counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|error)", out.stdout.splitlines()[-1])}
+        lines = (out.stdout + out.stderr).strip().splitlines()
+        summary = lines[-1] if lines else ""
+        counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|error)", summary)}
+        if not counts:  # the file did not run (a missing import): say why, count nothing
+            print(f"{name:<40} did not run: {summary[:80]}", flush=True)
+            continue
         passed, failed = counts.get("passed", 0), counts.get("failed", 0) + counts.get("error", 0)
         totals[0] += passed
         totals[1] += failed
