@@ -2,7 +2,8 @@
 blocks inside ``<|tool_calls_section_begin|>``...``<|tool_calls_section_end|>``.
 
 IDX is a call counter (per message or per conversation, depending on the template): the renderer
-writes the call's position in the turn, parsers accept any number; parsed ids stay ``call_N``.
+writes the call's position in the turn, parsers accept any number; parsed ids are ``call_N``, or with
+``parse(..., call_ids="model")`` the head as written (``functions.N:IDX``), which the template renders back.
 """
 
 from .spec import Fingerprint, FormatSpec, Markup, NamedJsonCall, Reasoning, Scope, Trigger, Wrapper

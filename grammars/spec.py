@@ -162,8 +162,8 @@ class JsonCall:
     matches the anchored regex ``id_pattern``; ``id_required`` says whether the grammar demands it.
     The renderer writes ``id_prefix`` + the call's index padded with zeros to ``id_digits`` there
     (``id_prefix`` None: no id, for an optional one).
-    The parsed message does not carry the model's id: every call's ``id`` is toolgram's own
-    ``call_<i>`` (a streamed call's first delta carries its id, and Mistral's comes last).
+    The parsed message numbers its calls ``call_<i>``; ``parse(..., call_ids="model")`` keeps an id written
+    first instead (a streamed call's first delta carries its id, so Mistral's, written last, is not kept).
     """
 
     args_key: str = "arguments"
@@ -214,7 +214,8 @@ class CallId:
     After the name (before ``name_end``) by default: Mistral Small 3.2's ``N[CALL_ID]ID[ARGS]``;
     ``before_name``: between ``head`` and the name (Solar-Open's ``ID<|tool_call:name|>N``).
     ``optional``: the id may be left out (the renderer then writes none; otherwise ``call00001``...).
-    Parsers accept any id; the parsed message numbers its calls itself (``call_0``...).
+    Parsers accept any id; the parsed message numbers its calls itself (``call_0``...), or keeps this id
+    with ``parse(..., call_ids="model")``.
     """
 
     open: str = ""

@@ -20,12 +20,16 @@ __all__ = ["StreamParser", "parse"]
 
 Message = dict[str, Any]
 Delta = dict[str, Any]
+#: ``call_ids``: ``call_<index>`` (SPEC section 4, the default), or the id the model wrote where it wrote one
+CALL_IDS: tuple[str, ...] = ("index", "model")
 
 
 def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: bool | None,
              reasoning: str | None, allowed_tools: list[str] | None, max_tool_calls: int | None,
-             xml_values: str | None = None, whitespace: str | None = None, any_tool: bool = False) -> Scanner:
+             xml_values: str | None = None, whitespace: str | None = None, any_tool: bool = False,
+             call_ids: str | None = None) -> Scanner:
     spec = get_format(format)
+    model_ids = choose(call_ids, CALL_IDS, "call_ids") == "model"
     tool_list = load_tools(tools if tools is not None else [])
     enabled = True
     # xml_values and whitespace are checked, not used: the lenient reader takes both languages (SPEC 1)
@@ -54,6 +58,7 @@ def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: boo
         all_names=frozenset(t.name for t in tool_list),
         loose=frozenset(t.name for t in tool_list if not t.strict),
         max_calls=opts.max_calls,
+        model_ids=model_ids,
     )
 
 
@@ -72,6 +77,7 @@ def parse(
     whitespace: str | None = None,
     permissive: bool = False,
     any_tool: bool = False,
+    call_ids: str = "index",
 ) -> Message:
     """Parse one whole model output into the SPEC section 4 message. Model output never raises;
     bad options or tools raise :class:`~toolgram.errors.ToolgramError`.
@@ -83,13 +89,19 @@ def parse(
     keywords no grammar can enforce relaxed, not refused); the lenient parser never refuses a schema.
     ``any_tool`` (lenient only): a call to any name is a call, as vLLM's and SGLang's parsers read one
     (the declared tools keep their schemas, other names' arguments are read untyped); by default a call
-    is committed only at a known tool's name (SPEC section 4). The vLLM plugin reads this way."""
+    is committed only at a known tool's name (SPEC section 4). The vLLM plugin reads this way.
+    ``call_ids`` (lenient only): ``"index"`` numbers the calls ``call_0``, ``call_1``... (SPEC section 4);
+    ``"model"`` keeps the id the model wrote in a call's head where its format writes one (Kimi-K2's
+    ``functions.get_weather:0``, Mistral's ``[CALL_ID]``, Solar-Open's, Command R7B's ``tool_call_id``),
+    so a template that renders ids back sees the model's own; other calls keep ``call_<index>``."""
     text = model_text(text)
     if mode == "strict":
         from .strict import parse_strict
 
         if any_tool:
             raise OptionError("any_tool reads names no grammar lists: it is lenient only", "any_tool")
+        if choose(call_ids, CALL_IDS, "call_ids") != "index":
+            raise OptionError("call_ids='model' is lenient only", "call_ids")
 
         def lenient(whole: str) -> Message:  # tool_choice none: both modes split reasoning the same way
             return parse(format, whole, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
@@ -102,7 +114,7 @@ def parse(
     if mode != "lenient":
         raise OptionError(f"mode must be lenient or strict, got {mode!r}", "mode")
     sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls,
-                  xml_values, whitespace, any_tool)
+                  xml_values, whitespace, any_tool, call_ids)
     sc.feed(text)
     sc.finish()
     return sc.message()
@@ -132,13 +144,14 @@ class StreamParser:
         whitespace: str | None = None,
         permissive: bool = False,
         any_tool: bool = False,
+        call_ids: str = "index",
     ) -> None:
         # ``permissive`` is :func:`parse`'s keyword, taken so the same options serve both; the lenient reading
         # never refuses a schema, so it changes nothing here
         if mode != "lenient":
             raise OptionError("the stream parser is lenient; parse strictly with parse(mode='strict')", "mode")
         self._sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
-                            max_tool_calls, xml_values, whitespace, any_tool)
+                            max_tool_calls, xml_values, whitespace, any_tool, call_ids)
         self._done = False
 
     def feed(self, chunk: str | bytes) -> list[Delta]:

@@ -85,8 +85,10 @@ class Scanner:
         all_names: frozenset[str] = frozenset(),
         loose: frozenset[str] = frozenset(),
         max_calls: int | None = None,
+        model_ids: bool = False,
     ) -> None:
         self.spec = spec
+        self.model_ids = model_ids
         self.tools = tools  # callable tool name -> parameters schema
         self.all_names = all_names
         self.calls_enabled = calls_enabled
@@ -282,7 +284,7 @@ class Scanner:
         content = "".join(self.content)
         reasoning = "".join(self.reasoning_parts)
         calls = [
-            {"id": f"call_{c.index}", "type": "function",
+            {"id": self.call_id(c), "type": "function",
              "function": {"name": c.name, "arguments": "".join(c.args)}}
             for c in self.calls
         ]
@@ -666,6 +668,7 @@ class Scanner:
                 if q2 in (WAIT, FAIL):
                     return None if q2 == FAIL else WAIT
                 q = q2
+        self.reader.head_id = None
         return self.reader.head(q, kind == "bare")
 
     # -- reasoning ------------------------------------------------------------------------------------
@@ -727,6 +730,11 @@ class Scanner:
         return False
 
     # -- calls ------------------------------------------------------------------------------------------
+    def call_id(self, call: Call) -> str:
+        """A call's ``id``: ``call_<index>`` (SPEC section 4), or with ``model_ids`` the id the model wrote
+        in the call's head where it wrote one."""
+        return call.model_id if self.model_ids and call.model_id else f"call_{call.index}"
+
     def _commit(self, name: str) -> None:
         """A call of ``name`` starts at its head's end: announce it, then its reader reads on."""
         if self.calls and not self.parallel and len(self.calls) == 1:
@@ -736,11 +744,12 @@ class Scanner:
                 and not self._too_many:
             self._too_many = True
             self.diag("too_many_calls", f"more than max_tool_calls={self.max_calls} calls; all are kept", self.pos)
-        call = Call(len(self.calls), name, self.tools[name])
+        call = Call(len(self.calls), name, self.tools[name], self.reader.head_id)
+        self.reader.head_id = None  # a head read without the reader (a name-first list) writes no id
         self.calls.append(call)
         self.call = call
         call.args.append("{")
-        self.out.append({"tool_calls": [{"index": call.index, "id": f"call_{call.index}", "type": "function",
+        self.out.append({"tool_calls": [{"index": call.index, "id": self.call_id(call), "type": "function",
                                          "function": {"name": name, "arguments": "{"}}]})
         self.reader.start()
 

@@ -6,6 +6,7 @@ same whole and streamed at 1, 3 and random chunk sizes."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -57,6 +58,20 @@ CASES = [
     ("kimi_k2", "<|tool_calls_section_begin|><|tool_call_begin|> functions.get_weather:0\n"
                 "<|tool_call_argument_begin|> " + PARIS + " <|tool_call_end|>\n<|tool_calls_section_end|>",
      [("get_weather", PARIS)], None, "head_whitespace"),
+    # a call head without its fixed text before the name, inside the call's opening (vLLM reads Kimi-K2's)
+    ("kimi_k2", "Hi <|tool_calls_section_begin|><|tool_call_begin|>get_weather:0<|tool_call_argument_begin|>"
+                + PARIS + "<|tool_call_end|><|tool_calls_section_end|>", [("get_weather", PARIS)], "Hi",
+     "missing_head"),
+    ("deepseek_r1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather\n```json\n" + PARIS
+                    + "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", [("get_weather", PARIS)], None, "missing_head"),
+    # a value without its closing tag ends at the next declared parameter's opening line (vLLM's reading)
+    ("qwen3_coder", "Hi\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=days>\n2\n"
+                    "</parameter>\n</function>\n</tool_call>", [("get_weather", PARIS2)], "Hi", "missing_close"),
+    ("qwen3_coder", "<tool_call>\n<function=get_weather>\n<parameter=days>\n2\n<parameter=city>\nParis\n"
+                    "</parameter>\n</function>\n</tool_call>", [("get_weather", '{"days": 2, "city": "Paris"}')], None,
+     "missing_close"),
+    ("seed_oss", "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris\n<parameter=days>2</parameter>\n"
+                 "</function>\n</seed:tool_call>", [("get_weather", PARIS2)], None, "missing_close"),
     # Functionary v3.2's python recipient with a raw-code body (llama.cpp's rule)
     ("functionary_v3_2", "python\nprint(1)\n", [("python", '{"code": "print(1)"}')], None, "raw_code"),
     ("functionary_v3_2", 'all\nSure>>>python\nfor i in "ab":\n    print(i)',
@@ -98,6 +113,31 @@ def test_lenient_spelling(fmt, text, calls, content, code):
     assert code in [d["code"] for d in whole["diagnostics"]]
     for size in (1, 3, 0):
         assert _stream(fmt, text, size) == whole, size
+
+
+@pytest.mark.parametrize("value", [
+    "Paris <parameter=days>\n2",  # not at the start of a line
+    "Paris\n<parameter=city>\nRome",  # the parameter being read
+    "Paris\n<parameter=hours>\n2",  # not declared
+])
+def test_a_parameter_tag_that_cannot_be_the_next_parameter_is_value_text(value):
+    text = (f"<tool_call>\n<function=get_weather>\n<parameter=city>\n{value}\n</parameter>\n</function>\n"
+            "</tool_call>")
+    whole = toolgram.parse("qwen3_coder", text, TOOLS)
+    assert whole["tool_calls"][0]["function"]["arguments"] == json.dumps({"city": value})
+    assert whole["diagnostics"] == []
+    for size in (1, 3, 0):
+        assert _stream("qwen3_coder", text, size) == whole, size
+
+
+def test_a_given_parameter_is_not_read_again():
+    """The tag of a parameter already given is value text: a missing closing tag is read only where the
+    parameter after it has not been given yet."""
+    text = ("<tool_call>\n<function=get_weather>\n<parameter=days>\n2\n</parameter>\n<parameter=city>\nParis\n"
+            "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>")
+    whole = toolgram.parse("qwen3_coder", text, TOOLS)
+    assert json.loads(whole["tool_calls"][0]["function"]["arguments"]) == {
+        "days": 2, "city": "Paris\n<parameter=days>\n3"}
 
 
 def test_python_recipient_needs_the_tool():

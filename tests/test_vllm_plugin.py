@@ -189,6 +189,30 @@ def test_adjust_request_keeps_special_tokens_in_the_text_the_parser_reads(fid, t
     assert cls(tokenizer, none.tools).adjust_request(none).skip_special_tokens is not False
 
 
+@pytest.mark.parametrize("fid", ["kimi_k2", "mistral_args", "hermes"])
+def test_a_call_keeps_the_id_its_model_wrote(fid, tokenizer):
+    """Kimi-K2's template renders a call's id back in the next turn: vLLM's parser returns the head
+    (``functions.get_weather:0``) as the id, and so does the plugin, whole and streamed. A call without a
+    model id gets a fresh vLLM id, never toolgram's ``call_<i>``, which repeats from turn to turn."""
+    text = {
+        "kimi_k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:4<|tool_call_argument_begin|>"
+                   '{"location": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
+        "mistral_args": '[TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{"location": "Paris"}'
+                        '[TOOL_CALLS]get_weather[ARGS]{"location": "Rome"}',
+        "hermes": '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n</tool_call>',
+    }[fid]
+    want = {"kimi_k2": ["functions.get_weather:4"], "mistral_args": ["a1B2c3D4e", None], "hermes": [None]}[fid]
+    request = _request(tool_choice="auto")
+    cls = ToolParserManager.get_tool_parser(f"toolgram_{fid}")
+    whole = [c.id for c in cls(tokenizer, request.tools).extract_tool_calls(text, request).tool_calls]
+    streamed = [tc.id for d in _stream(cls(tokenizer, request.tools), request, tokenizer, text)
+                for tc in d.tool_calls if tc.id is not None]
+    for ids in (whole, streamed):
+        assert len(ids) == len(want)
+        for got, model_id in zip(ids, want, strict=True):
+            assert got == model_id if model_id else got.startswith("chatcmpl-tool-")
+
+
 def test_responses_custom_tools_are_left_unconstrained(tokenizer):
     """A Responses API custom tool takes free text, which no toolgram grammar describes: no structured
     output is set (and nothing raises), and calls are still read."""

@@ -14,7 +14,9 @@ toolgram_<format>``). Importing this module imports vLLM; ``import toolgram`` ne
 * Calls are read as vLLM's own parsers read them (``parse(..., any_tool=True)``): a call to any name is a
   call, not content with its markup; the request's tools (else those vLLM made the parser with) type the
   arguments of the names they declare. A request without tools (vLLM's server never asks then, but a
-  direct caller may) is read with ``tool_choice`` ``auto``, not the ``none`` vLLM fills in.
+  direct caller may) is read with ``tool_choice`` ``auto``, not the ``none`` vLLM fills in. A call keeps the
+  id its model wrote (``call_ids="model"``: Kimi-K2's ``functions.get_weather:0``, Mistral's ``[CALL_ID]``),
+  as vLLM's parsers keep it; other calls get vLLM's own fresh ids.
 * Reasoning follows vLLM's rule: the reasoning parser splits the reasoning block off and the structured
   output starts after it, so the tool grammar and the tool parser both use ``reasoning="none"``.
 * :class:`ToolgramReasoningParser` ``toolgram_<format>`` (formats with reasoning tags): the block is the
@@ -157,9 +159,9 @@ class ToolgramToolParser(ToolParser):
         tools, options = self._reading(request)
         msg = parse(self.format_id, model_output, tools or None, **options)
         calls = [
-            ToolCall(id=make_tool_call_id(), function=FunctionCall(name=c["function"]["name"],
-                                                                   arguments=c["function"]["arguments"]))
-            for c in msg["tool_calls"]
+            ToolCall(id=_vllm_id(i, c["id"]), function=FunctionCall(name=c["function"]["name"],
+                                                                    arguments=c["function"]["arguments"]))
+            for i, c in enumerate(msg["tool_calls"])
         ]
         return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls, content=msg["content"])
 
@@ -191,9 +193,10 @@ class ToolgramToolParser(ToolParser):
     def _reading(self, request: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The tools calls are read against (the request's, else those vLLM made the parser with) and the
         parse options. A call to any name is read as a call, as vLLM's own parsers read one (declared tools
-        keep their schemas); protocol markup never ends up in the content."""
+        keep their schemas); protocol markup never ends up in the content. A call keeps the id the model wrote
+        in its head (Kimi-K2's ``functions.get_weather:0``), which the model's template renders back."""
         given = tools_array(getattr(request, "tools", None))
-        options = {**request_options(request), "any_tool": True}
+        options = {**request_options(request), "any_tool": True, "call_ids": "model"}
         if not given or not _functions_only(given, options["tool_choice"]):
             # a request without tools (vLLM's server never asks then, and fills in tool_choice "none"; a
             # direct caller, such as vLLM's own parser tests, may), or with custom ones: read the calls the
@@ -216,7 +219,7 @@ class ToolgramToolParser(ToolParser):
                 fn = tc.get("function") or {}
                 call_id = None
                 if index not in self._ids:
-                    call_id = self._ids[index] = make_tool_call_id()
+                    call_id = self._ids[index] = _vllm_id(index, tc["id"])
                     self._record(index, fn.get("name"))
                 args = fn.get("arguments")
                 if args:
@@ -235,6 +238,12 @@ class ToolgramToolParser(ToolParser):
             self.streamed_args_for_tool.append("")
         self.prev_tool_call_arr[index]["name"] = name
         self.current_tool_id = index
+
+
+def _vllm_id(index: int, parsed: str) -> str:
+    """A call's id for vLLM: the one its model wrote (``parse(..., call_ids="model")``), else a fresh vLLM id
+    (toolgram's own ``call_<index>`` repeats from turn to turn)."""
+    return make_tool_call_id() if parsed == f"call_{index}" else parsed
 
 
 # -- reasoning parser ------------------------------------------------------------------------------

@@ -30,12 +30,13 @@ def esc(text: str) -> str:
 class Call:
     """One committed call: its index, name, parameters schema, argument names and ``arguments`` pieces."""
 
-    __slots__ = ("index", "name", "tool", "keys", "args", "done")
+    __slots__ = ("index", "name", "tool", "keys", "args", "done", "model_id")
 
-    def __init__(self, index: int, name: str, tool: dict[str, Any]) -> None:
+    def __init__(self, index: int, name: str, tool: dict[str, Any], model_id: str | None = None) -> None:
         self.index = index
         self.name = name
         self.tool = tool
+        self.model_id = model_id  # the id the model wrote in the call head, if its format writes one
         self.keys: set[str] = set()
         self.args: list[str] = []
         self.done = False
@@ -192,9 +193,12 @@ class Reader:
     def __init__(self, core: Core) -> None:
         self.core = core
         self.st: State = NO_STATE
+        #: the call id the model wrote in the head :meth:`head` read last (the core clears it before each)
+        self.head_id: str | None = None
 
     def head(self, q: int, bare: bool) -> Head:
-        """The call head at ``q`` up to its complete name (``bare``: a block head without its opening)."""
+        """The call head at ``q`` up to its complete name (``bare``: a block head without its opening);
+        a call id written in it goes to :attr:`head_id`."""
         raise NotImplementedError
 
     def start(self) -> None:

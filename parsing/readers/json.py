@@ -278,11 +278,12 @@ class JsonReader(JsonArgsReader):
             r = self._lit_at(json.dumps(c.id_key), q)
             if r == WAIT:
                 return WAIT
-            if r is not None:  # the id member (its value is not kept: see JsonCall)
+            if r is not None:  # the id member (the message numbers its calls: see JsonCall)
                 r = self._lit_at(":", r)
                 got = self._string_at(r, 64) if isinstance(r, int) else r
                 if not isinstance(got, tuple):
                     return got
+                self.head_id = got[0]
                 got_q = self._lit_at(",", got[1])
                 if not isinstance(got_q, int):
                     return got_q

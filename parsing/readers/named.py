@@ -32,12 +32,13 @@ class NamedReader(JsonArgsReader):
         super().__init__(core)
         self.c = c
         self.after_args = self._end
+        self.headless = False  # the head read last lacked ``c.head`` (lenient)
 
     def head(self, q: int, bare: bool) -> Head:
         c = self.c
         if isinstance(c, HeaderJsonCall):
             return self._header_head(q, c)
-        return self._named_head(q, c)
+        return self._named_head(q, c, bare)
 
     def _header_head(self, q: int, c: HeaderJsonCall) -> Head:
         """A name in a message header: the word at ``q`` (a tool's name, or one with a content type of
@@ -66,15 +67,22 @@ class NamedReader(JsonArgsReader):
             return None
         return name, end + len(c.body_open)
 
-    def _named_head(self, q: int, c: NamedJsonCall) -> Head:
+    def _named_head(self, q: int, c: NamedJsonCall, bare: bool = False) -> Head:
         """``head`` N ``name_end``: the name is the text before ``name_end`` (bounded by the longest
         tool name); a call id (``c.call_id``) stands before the name or between it and ``name_end``."""
         core = self.core
+        start = q
+        self.headless = False
         if c.head:
             res = core.peek(c.head, q)
-            if res is not True:
-                return WAIT if res == WAIT else None
-            q += len(c.head)
+            if res == WAIT:
+                return WAIT
+            if res is True:
+                q += len(c.head)
+            elif bare:
+                return None
+            else:  # lenient: inside the call's opening, the name without its head (Kimi-K2's ``get_weather:0``)
+                self.headless = True
         cid = c.call_id
         if cid is not None and cid.before_name:
             got = self._call_id_at(q, cid, cid.close or c.name_end, cid.optional)
@@ -83,7 +91,7 @@ class NamedReader(JsonArgsReader):
             assert isinstance(got, int)
             q = got
         if c.counter is not None and cid is None and c.name_end:
-            return self._counted_head(q, c)
+            return self._counted_head(start, q, c)
         stops = [c.name_end] if c.name_end else []
         if cid is not None and not cid.before_name:
             stops.append(cid.open or cid.close)
@@ -111,11 +119,12 @@ class NamedReader(JsonArgsReader):
             return WAIT if res == WAIT else None
         return name, r + len(c.name_end)
 
-    def _counted_head(self, q: int, c: NamedJsonCall) -> Head:
+    def _counted_head(self, start: int, q: int, c: NamedJsonCall) -> Head:
         """N ``name_end`` DIGITS ``counter`` (Kimi-K2's ``functions.ns:search:0<|tool_call_argument_begin|>``):
         the name ends at the ``name_end`` that the call counter follows, so a name may hold ``name_end``
         itself. When none is followed by a counter, the first ``name_end`` ends the name (the call
-        then reports its missing counter)."""
+        then reports its missing counter). The head from ``start`` through the digits is the call's id
+        (``functions.search:0``, as Kimi's template writes it back in the next turn)."""
         core = self.core
         buf, sep, counter = core.buf, c.name_end, c.counter
         assert counter is not None
@@ -136,10 +145,14 @@ class NamedReader(JsonArgsReader):
             if k >= len(buf) and not core.final:
                 return WAIT
             if k > j:
-                res = core.peek(counter, k)
+                w = core.ws_from(k)  # lenient: whitespace before the counter's token (see _open)
+                if w >= len(buf) and not core.final:
+                    return WAIT
+                res = core.peek(counter, w)
                 if res == WAIT:
                     return WAIT
                 if res is True:
+                    self.head_id = buf[start:k]
                     return name, j
             i = buf.find(sep, j, limit)
         else:
@@ -164,9 +177,13 @@ class NamedReader(JsonArgsReader):
             return WAIT if len(core.buf) < limit and not core.final else None
         if not _CALL_ID_RE.fullmatch(core.buf, q, end):
             return None
+        self.head_id = core.buf[q:end]
         return end + len(cid.close)
 
     def start(self) -> None:
+        if self.headless:
+            self.headless = False
+            self.core.diag("missing_head", f"a call name without {self.c.head!r} before it", self.core.pos)
         self.core.step = self._open
         self.st = _Counter()
 

@@ -44,13 +44,14 @@ class _Value(State):
     search: int = 0
     cand: int | None = None
     cscan: int | None = None
+    rsearch: int = 0  # where the next parameter's opening tag is looked for (a missing closing tag)
     at: int = 0
     parts: list[str] = field(default_factory=list)
 
     def low(self) -> int:
         if self.start is None:
             return State.low(self)
-        low = min(self.emitted, self.search)
+        low = min(self.emitted, self.search, self.rsearch)
         if not self.stream:
             low = min(low, self.start)
         for v in (self.cand, self.cscan):
@@ -64,6 +65,7 @@ class _Value(State):
         self.start = max(self.start - low, 0)
         self.emitted = max(self.emitted - low, 0)
         self.search = max(self.search - low, 0)
+        self.rsearch = max(self.rsearch - low, 0)
         if self.cand is not None:
             self.cand = max(self.cand - low, 0)
         if self.cscan is not None:
@@ -103,6 +105,7 @@ class XmlReader(Reader):
         self.name_stop = c.name_end.rstrip(WS) or c.name_end or "<"
         self.name_eat = len(self.name_stop) if c.name_end.strip(WS) else 0
         self.name_re = None if c.name_end.strip(WS) else re.compile(r"[\s<]")
+        self._reach: tuple[Any, int] = (None, 0)  # the call, and how far a declared name may reach
 
     def head(self, q: int, bare: bool) -> Head:
         core, c = self.core, self.c
@@ -277,7 +280,7 @@ class XmlReader(Reader):
                 res = core.lit(pad)
                 if res == WAIT:
                     return False
-            s.start = s.emitted = s.search = core.pos
+            s.start = s.emitted = s.search = s.rsearch = core.pos
             s.at = core.pos + core.base
         tag = self.end_tag
         pad_close = self.pad_close
@@ -310,12 +313,23 @@ class XmlReader(Reader):
                 s.cdata, s.cand, s.search = 0, None, s.start
                 continue
             if follows is True:
-                return self._value_end(s, i)
+                j = self._reopened(s, i)
+                if isinstance(j, int):
+                    return self._value_end(s, j, missing=True)
+                if j is None:
+                    return self._value_end(s, i)
+                hold = int(j[1:]) - len(pad_close)
+                break
             if follows == WAIT or (q >= n and not final):
                 hold = i - len(pad_close)
                 break
             s.cand = None  # not a closing tag: part of the value
             s.search = i + 1
+        j = self._reopened(s, n)
+        if isinstance(j, int):
+            return self._value_end(s, j, missing=True)
+        if j is not None:
+            hold = min(hold, int(j[1:]) - len(pad_close))
         if final:
             hold = n  # the end of input without a closing tag: the value as received (truncated)
         if s.stream:
@@ -351,13 +365,59 @@ class XmlReader(Reader):
             s.cdata = 0
         return True
 
-    def _value_end(self, s: _Value, i: int) -> bool:
+    def _reopened(self, s: _Value, upto: int) -> int | str | None:
+        """Lenient: a missing closing tag (vLLM's reading). The value ends before the opening tag of a
+        declared parameter not given yet, at the start of a line (``Dallas\n<parameter=state>``), found
+        before ``upto``: its index, ``"W<index>"`` when the text there cannot tell yet (hold it back), or
+        None. Such a tag inside a well-closed value is read the same way: the one place where the lenient
+        reading of a text the grammar accepts differs from the strict one (docs/parsing.md)."""
+        core, c = self.core, self.c
+        call = core.call
+        po = c.param_open
+        declared = self._declared()
+        if not po or not declared or s.cdata or call is None:
+            return None
+        buf, final, n = core.buf, core.final, len(core.buf)
+        # the declared names are bounded, so the look-ahead for a name is too
+        if self._reach[0] is not call:
+            self._reach = (call, max(map(len, declared)) + len(self.gt) + 2)
+        reach = self._reach[1]
+        while True:
+            j = buf.find(po, s.rsearch, upto)
+            if j < 0:
+                s.rsearch = max(s.rsearch, min(upto, n - len(po) + 1))
+                if upto < n or final:
+                    return None
+                # a partial opening tag at the end of the text: undecided
+                k = s.rsearch
+                while k < n and not po.startswith(buf[k:]):
+                    k += 1
+                if k > s.start and buf[k - 1] == "\n":  # type: ignore[operator]
+                    k -= 1  # and the line break before it, which a tag there would make layout
+                return f"W{k}" if k < n else None
+            g = buf.find(self.gt, j + len(po), j + len(po) + reach)
+            if j != s.start and j > 0 and buf[j - 1] != "\n":
+                pass  # not at the start of a line: value text
+            elif g < 0:
+                if n < j + len(po) + reach and not final:
+                    return f"W{j - 1 if j != s.start else j}"
+            else:
+                key = buf[j + len(po):g]
+                key = key if key in declared else key.strip()
+                if key in declared and key not in call.keys:
+                    return j
+            s.rsearch = j + 1
+
+    def _value_end(self, s: _Value, i: int, missing: bool = False) -> bool:
+        """The value ends at ``i``: its closing tag, or (``missing``) the next parameter's opening tag."""
         core = self.core
         buf = core.buf
         assert s.start is not None
         end = i
         pad_close = self.pad_close
-        if pad_close and end - len(pad_close) >= s.start and buf.startswith(pad_close, end - len(pad_close)):
+        if missing:  # the line break before the next parameter's tag is layout, whatever the padding
+            end -= end > s.start and buf[end - 1] == "\n"
+        elif pad_close and end - len(pad_close) >= s.start and buf.startswith(pad_close, end - len(pad_close)):
             end -= len(pad_close)
         if s.stream:
             if end > s.emitted:
@@ -365,7 +425,10 @@ class XmlReader(Reader):
             core.args('"')
         elif s.keep:
             self._typed(s, "".join(s.parts) + buf[s.start:end])
-        core.pos = i + len(self.end_tag)
+        if missing:
+            core.diag("missing_close", f"a value without {self.end_tag!r}: it ends at the next parameter",
+                      i)
+        core.pos = i if missing else i + len(self.end_tag)
         core.step = self._params
         self.st = NO_STATE
         return True
