@@ -3,7 +3,8 @@
 Strings are raw; one holding ``<``, ``&`` or a newline is written ``<![CDATA[...]]>`` (the template's
 rule) and read back unwrapped. Blocks are joined by ``\\n``. The template writes other types with
 Jinja's ``str`` (``True``, ``['a']``): toolgram's grammar and writer use JSON (``true``, ``["a"]``),
-and the lenient parser reads both.
+and the lenient parser reads both. It also reads the tags as some decoders spell them, with the space
+marker ``Ġ`` or without the space (``<functionname="N">``), as vLLM's parser does.
 """
 
 from .spec import Fingerprint, FormatSpec, Markup, Reasoning, Scope, Trigger, XmlCall
@@ -17,6 +18,9 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", '<function name="'),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<think>", "</think>"),
+    # decoded tags as vLLM's MiniCPM5 parser reads them: the tokenizer's space marker (U+0120) or no space
+    read_spellings=tuple((f"<{tag}{sep}name=\"", f"<{tag} name=\"") for tag in ("function", "param")
+                         for sep in ("\u0120", "")),
     # the end-of-turn token an engine may pass through
     markup=Markup(tokens=("<|im_end|>",)),
     detect=(Fingerprint((("'<function name=\"'", "'<param name=\"'", "<![CDATA["),),

@@ -80,6 +80,12 @@ CASES = [
     ("hy3", "<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Paris"
             "</arg_value>\n<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call>\n</tool_calls>",
      [("get_weather", PARIS2)], None, "other_spelling"),
+    # MiniCPM5's tags as some decoders spell them (vLLM's reading); a value keeps its own text
+    ("minicpm5", 'Hi <function\u0120name="get_weather"><paramname="city">Pa\u0120ris</param>'
+                 '<param\u0120name="days">2</param></function>',
+     [("get_weather", '{"city": "Pa\u0120ris", "days": 2}')], "Hi", "other_spelling"),
+    ("minicpm5", '<functionname="get_weather"><paramname="city">Paris</param></function>',
+     [("get_weather", PARIS)], None, "other_spelling"),
     # SPEC section 4: a top-level argument written twice keeps its first value
     ("hermes", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "city": "Rome"}}\n</tool_call>',
      [("get_weather", PARIS)], None, "duplicate_argument"),
