@@ -85,6 +85,11 @@ CASES: dict[str, Callable[[str, int], str]] = {
     "huge_integer": lambda fmt, n: render_calls(fmt, [("f", {"n": 7})]).replace("7", "9" * n),
     "whitespace_flood": lambda fmt, n: "a" + " " * n + "b",
     "whitespace_in_a_call": lambda fmt, n: _spaced(fmt, n),
+    # the lenient look-aheads inside values: quotes that do not close a Python string (each looked past,
+    # a bounded way), and next-parameter tags inside an XML value (a missing closing tag)
+    "quotes_in_a_string": lambda fmt, n: _open_value(fmt, "s", _QUOTE.get(get_format(fmt).values, "")
+                                                     + _reps("'" + " " * 40 + ", y ", n)),
+    "parameter_tags_in_a_value": lambda fmt, n: _open_value(fmt, "s", _reps("\n<parameter=zz\n<parameter=n", n)),
     # issue 28 finding 1: a Windows path in a string, an escape that never closes (\N without {NAME})
     "open_N_escape": lambda fmt, n: _open_value(fmt, "s", _QUOTE.get(get_format(fmt).values, "") + "C:\\Notes "
                                                 + "x" * n),
@@ -178,6 +183,9 @@ def test_stream_one_character_at_a_time_is_linear(fmt: str) -> None:
         check_scaling("stream", fmt, case, (50 * KB, 200 * KB))
     if fmt == "pythonic":  # issue 28 finding 1 (the deterministic check: test_redteam_new_formats)
         check_scaling("stream", fmt, "open_N_escape", (25 * KB, 100 * KB))
+    # the lenient look-aheads inside a value: Python quotes that do not close, next-parameter tags
+    check_scaling("stream", fmt, {"pythonic": "quotes_in_a_string", "qwen3_coder": "parameter_tags_in_a_value"}.get(
+        fmt, "string_value"), (25 * KB, 100 * KB))
 
 
 @pytest.mark.parametrize(("fmt", "case"), format_cases(STRICT_CASES))  # 1 of 3 per format; the rest slow

@@ -64,6 +64,16 @@ CASES = [
      "missing_head"),
     ("deepseek_r1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather\n```json\n" + PARIS
                     + "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", [("get_weather", PARIS)], None, "missing_head"),
+    ("gemma4", 'Hi: <|tool_call>:get_weather{city:<|"|>Paris<|"|>,days:2}<tool_call|>', [("get_weather", PARIS2)],
+     "Hi:", "missing_head"),
+    # a Python string argument with raw newlines or its own quote unescaped (shell commands; vLLM's reading):
+    # a quote closes the string only where the call goes on after it
+    ("pythonic", "[python(code='print(\"a\")\nprint('b')')]", [("python", '{"code": "print(\\"a\\")\\nprint(\'b\')"}')],
+     None, "raw_newline"),
+    ("lfm2", "<|tool_call_start|>[get_weather(city='Martha's Vineyard', days=2)]<|tool_call_end|>",
+     [("get_weather", '{"city": "Martha\'s Vineyard", "days": 2}')], None, "unescaped_quote"),
+    ("llama4_pythonic", "[python(code='sed -n '1,5p' f', ), get_weather(city='Paris')]",
+     [("python", '{"code": "sed -n \'1,5p\' f"}'), ("get_weather", PARIS)], None, "unescaped_quote"),
     # a value without its closing tag ends at the next declared parameter's opening line (vLLM's reading)
     ("qwen3_coder", "Hi\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=days>\n2\n"
                     "</parameter>\n</function>\n</tool_call>", [("get_weather", PARIS2)], "Hi", "missing_close"),
@@ -134,6 +144,20 @@ def test_a_parameter_tag_that_cannot_be_the_next_parameter_is_value_text(value):
     assert whole["diagnostics"] == []
     for size in (1, 3, 0):
         assert _stream("qwen3_coder", text, size) == whole, size
+
+
+@pytest.mark.parametrize("value", ["a', days=2", "a'", "a,b", "it's", "", "x' , "])
+def test_a_quote_that_closes_a_python_string_closes_it(value):
+    """Valid Python reads as it always did: a quote followed by the call going on closes the string, whatever
+    its spacing; the look-ahead is the same whole and streamed."""
+    for text, want in ((f"[get_weather(city={value!r})]", {"city": value}),
+                       (f"[get_weather(city={value!r} , days = 2 )]", {"city": value, "days": 2}),
+                       (f"[get_weather(city={value!r},\n  days=2,\n)]", {"city": value, "days": 2})):
+        whole = toolgram.parse("pythonic", text, TOOLS)
+        assert json.loads(whole["tool_calls"][0]["function"]["arguments"]) == want, text
+        assert whole["diagnostics"] == []
+        for size in (1, 3, 0):
+            assert _stream("pythonic", text, size) == whole, size
 
 
 def test_a_given_parameter_is_not_read_again():

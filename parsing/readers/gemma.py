@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from string import ascii_letters
 
 from ...grammars.spec import GemmaCall
 from ...grammars.syntax import gemma_text
@@ -58,15 +59,24 @@ class GemmaReader(Reader):
         super().__init__(core)
         self.c = c
         self.st: _Args | _String | Pinned | State = NO_STATE
+        self.headless = False  # the head read last lacked the head's word (lenient)
 
     def head(self, q: int, bare: bool) -> Head:
         """``head`` N ``open`` (``call:N{``): the name is the text before ``open``, bounded by the
         longest tool name."""
         core, c = self.core, self.c
         res = core.peek(c.head, q)
-        if res is not True:
-            return WAIT if res == WAIT else None
-        q += len(c.head)
+        self.headless = False
+        if res == WAIT:
+            return WAIT
+        if res is True:
+            q += len(c.head)
+        else:  # lenient: ``<|tool_call>:N{`` without the head's word (vLLM's reading), inside the opening only
+            short = c.head.lstrip(ascii_letters)
+            if bare or not short or core.peek(short, q) is not True:
+                return None
+            q += len(short)
+            self.headless = True
         limit = q + core.max_name + len(c.open)
         end = core.buf.find(c.open, q, limit)
         if end < 0:
@@ -77,6 +87,9 @@ class GemmaReader(Reader):
         return name, end + len(c.open)
 
     def start(self) -> None:
+        if self.headless:
+            self.headless = False
+            self.core.diag("missing_head", f"a call name without {self.c.head!r} before it", self.core.pos)
         self.core.step = self._args
         self.st = _Args()
 

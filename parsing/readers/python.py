@@ -15,6 +15,9 @@ _PY_ESCAPE = re.compile(rf"\\N\{{[^}}\\]{{0,{N_NAME_MAX}}}\}}"
                         r"|\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\[0-7]{1,3}|\\.?", re.S)
 #: a buffer that ends inside a ``\N{NAME}`` escape that may still close (bounded: see N_NAME_MAX)
 _N_OPEN = re.compile(rf"\\N(?:\{{[^}}\\]{{0,{N_NAME_MAX}}})?")
+_IDENT_AT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[ \t]*")
+#: how far past a quote the reader looks to tell whether it closes the string (whitespace, a name)
+_LOOK = 64
 
 
 def _py_unit(unit: str, quote: str) -> str | None:
@@ -48,6 +51,7 @@ class _String(State):
     emitted: int
     scan: int
     esc: list[int] = field(default_factory=list)
+    noted: set[str] = field(default_factory=set)  # the lenient readings reported (once per string each)
 
     def low(self) -> int:
         return min(self.emitted, self.scan, *self.esc)
@@ -153,6 +157,48 @@ class PythonReader(Reader):
             core.step = self._value
         return True
 
+    def _closes(self, i: int) -> bool | None:
+        """Does the quote at ``i`` close the string? Only where the call goes on after it: ``)`` (not followed
+        by another ``)`` or a quote), or ``,`` then ``)`` or the next ``name=`` (lenient: ``'sed -n '1,5p' f'``
+        holds its inner quotes, as vLLM reads it; valid Python goes on so after a top-level string argument).
+        None: the text after it has not arrived.
+        The look-ahead is bounded (``_LOOK``): past it, the quote closes the string."""
+        core = self.core
+        buf, n = core.buf, len(core.buf)
+        q = i + 1
+        for first in (True, False):
+            start = q
+            while q < n and buf[q] in " \t\r\n" and q - start < _LOOK:
+                q += 1
+            if q >= n:
+                return True if core.final else None
+            if q - start >= _LOOK:
+                return True
+            if buf[q] == ")":
+                if not first:
+                    return True
+                # the call's end is not followed by another ")" or a quote (``mul_symbol='\\,'))"``)
+                r = q + 1
+                while r < n and buf[r] in " \t\r\n" and r - q <= _LOOK:
+                    r += 1
+                if r >= n:
+                    return True if core.final else None
+                return buf[r] not in ")'\"" or r - q > _LOOK
+            if not first:
+                break
+            if buf[q] != ",":
+                return False
+            q += 1
+        m = _IDENT_AT_RE.match(buf, q, q + _LOOK)
+        if m is None:
+            return False
+        if m.end() - q >= _LOOK:
+            return True
+        e = m.end()
+        if e >= n or (buf[e] == "=" and e + 1 >= n):  # ``name=`` or ``name==``: the next character tells
+            return True if core.final else None
+        return buf[e] == "=" and buf[e + 1] != "="
+
     def _string(self) -> bool | None:
         core = self.core
         s = self.st
@@ -166,8 +212,18 @@ class PythonReader(Reader):
                 s.esc = [i]
                 i += 2
                 continue
-            if ch == q or ch == "\n":
-                break
+            if ch == q:
+                closes = self._closes(i)
+                if closes is None:  # wait for the text after the quote
+                    s.scan = i
+                    self._emit(s, i)
+                    core.pos = n
+                    return False
+                if closes:
+                    break
+                self._note(s, "unescaped_quote", "a quote inside a string argument, read as text", i)
+            elif ch == "\n":
+                self._note(s, "raw_newline", "a raw newline inside a string argument, read as a newline", i)
             i += 1
         if i >= n:
             s.scan = i
@@ -179,18 +235,20 @@ class PythonReader(Reader):
             self._emit(s, safe)
             core.pos = n
             return False
-        if buf[i] == "\n":
-            self._emit(s, i)
-            core.args('"')
-            core.pos = i
-            core.bad_call("a string argument is not closed on its line")
-            return True
         self._emit(s, i)
         core.args('"')
         core.pos = i + 1
         core.step = self._args
         self.st = _Args()
         return True
+
+    def _note(self, s: _String, code: str, message: str, at: int) -> None:
+        """Report a lenient reading once per string; the text before it is emitted first, so diagnostics
+        come in the order of the text however it was chunked."""
+        if code not in s.noted:
+            s.noted.add(code)
+            self._emit(s, at)
+            self.core.diag(code, message, at)
 
     def _emit(self, s: _String, b: int) -> None:
         a = s.emitted
@@ -203,7 +261,9 @@ class PythonReader(Reader):
             core.args(esc(seg))
             s.emitted = b
             return
-        value, diags = convert_python_value(q + seg + q, lenient=True, offset=a - 1 + core.base)
+        # a quote or newline read as text (lenient) cannot go through the literal reader: escapes one at a time
+        value, diags = (None, None) if q in seg or "\n" in seg else convert_python_value(
+            q + seg + q, lenient=True, offset=a - 1 + core.base)
         if diags or not isinstance(value, str):
             value = unescape_units(core, seg, a, _PY_ESCAPE, lambda unit: _py_unit(unit, q))
         core.args(esc(value))
