@@ -1,4 +1,5 @@
-"""IBM Granite 3.x: ``<|tool_call|>`` then a JSON list of calls (no closing marker)."""
+"""IBM Granite 3.x: ``<|tool_call|>`` then a JSON list of calls (no closing marker); the lenient parser also
+reads Granite 3.1's ``<tool_call>`` there."""
 
 from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Reasoning, Scope, Trigger, Wrapper
 
@@ -11,6 +12,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", "<|tool_call|>"),),
     reasoning=Reasoning("<think>", "</think>", trigger_ends=False),
     special_tokens=("<|tool_call|>",),
+    # Granite 3.1 writes the word as text (vLLM's parser reads both)
+    read_spellings=(("<tool_call>", "<|tool_call|>"),),
     # the end-of-turn token an engine may pass through
     markup=Markup(tokens=("<|end_of_text|>",)),
     detect=(Fingerprint((("<|tool_call|>", "<|start_of_role|>"),),

@@ -96,6 +96,9 @@ CASES = [
      [("get_weather", '{"city": "Pa\u0120ris", "days": 2}')], "Hi", "other_spelling"),
     ("minicpm5", '<functionname="get_weather"><paramname="city">Paris</param></function>',
      [("get_weather", PARIS)], None, "other_spelling"),
+    # Granite 3.1's word as text (vLLM's reading)
+    ("granite", 'Sure. <tool_call> [{"name": "get_weather", "arguments": {"city": "Paris"}}]', [("get_weather", PARIS)],
+     "Sure.", "other_spelling"),
     # SPEC section 4: a top-level argument written twice keeps its first value
     ("hermes", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "city": "Rome"}}\n</tool_call>',
      [("get_weather", PARIS)], None, "duplicate_argument"),
