@@ -4,7 +4,8 @@ After the assistant message (possibly empty), the model ends it with ``<|message
 writes ``function call<|role_sep|>\\n{"name": N, "arguments": {...}}``. The template renders only the
 first call of a message, so parallel calls are off by default. ``<|message_sep|>`` also ends every
 message: a caller that stops generation on it never sees the call (see docs/formats.md). GigaChat 3.1
-writes ``<|function_call|>`` instead: the ``gigachat3_1`` format.
+writes ``<|function_call|>`` instead: the ``gigachat3_1`` format; the lenient parser reads that header here
+too, as vLLM's one GigaChat parser does.
 """
 
 from .spec import Fingerprint, FormatSpec, JsonCall, Markup, Scope, Trigger
@@ -19,6 +20,8 @@ FORMAT = FormatSpec(
     triggers=(Trigger("word", OPEN),),
     parallel_default=False,
     special_tokens=("<|message_sep|>", "<|role_sep|>"),
+    # GigaChat 3.1's call header (the ``gigachat3_1`` format), read as this one's (vLLM's parser reads both)
+    read_spellings=(("<|function_call|>", OPEN),),
     # a message header (<|message_sep|>...ROLE<|role_sep|>: an unknown function call's header too, its body
     # then stays content) and the end-of-message and end-of-sequence tokens an engine may pass through
     markup=Markup(tokens=("<|message_sep|>", "<|role_sep|>", "</s>"), headers=(("<|message_sep|>", "<|role_sep|>"),)),

@@ -99,6 +99,9 @@ CASES = [
     # Granite 3.1's word as text (vLLM's reading)
     ("granite", 'Sure. <tool_call> [{"name": "get_weather", "arguments": {"city": "Paris"}}]', [("get_weather", PARIS)],
      "Sure.", "other_spelling"),
+    # GigaChat 3.1's header read as GigaChat 3's (vLLM's one parser reads both)
+    ("gigachat3", "I'll check.<|function_call|>" + '{"name": "get_weather", "arguments": {"city": "Paris"}}',
+     [("get_weather", PARIS)], "I'll check.", "other_spelling"),
     # SPEC section 4: a top-level argument written twice keeps its first value
     ("hermes", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "city": "Rome"}}\n</tool_call>',
      [("get_weather", PARIS)], None, "duplicate_argument"),
