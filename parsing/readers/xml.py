@@ -313,23 +313,23 @@ class XmlReader(Reader):
                 s.cdata, s.cand, s.search = 0, None, s.start
                 continue
             if follows is True:
-                j = self._reopened(s, i)
-                if isinstance(j, int):
-                    return self._value_end(s, j, missing=True)
-                if j is None:
+                tag_at = self._reopened(s, i)
+                if tag_at is None:
                     return self._value_end(s, i)
-                hold = int(j[1:]) - len(pad_close)
+                if tag_at[1]:
+                    return self._value_end(s, tag_at[0], missing=True)
+                hold = tag_at[0] - len(pad_close)
                 break
             if follows == WAIT or (q >= n and not final):
                 hold = i - len(pad_close)
                 break
             s.cand = None  # not a closing tag: part of the value
             s.search = i + 1
-        j = self._reopened(s, n)
-        if isinstance(j, int):
-            return self._value_end(s, j, missing=True)
-        if j is not None:
-            hold = min(hold, int(j[1:]) - len(pad_close))
+        tag_at = self._reopened(s, n)
+        if tag_at is not None:
+            if tag_at[1]:
+                return self._value_end(s, tag_at[0], missing=True)
+            hold = min(hold, tag_at[0] - len(pad_close))
         if final:
             hold = n  # the end of input without a closing tag: the value as received (truncated)
         if s.stream:
@@ -365,17 +365,19 @@ class XmlReader(Reader):
             s.cdata = 0
         return True
 
-    def _reopened(self, s: _Value, upto: int) -> int | str | None:
+    def _reopened(self, s: _Value, upto: int) -> tuple[int, bool] | None:
         """Lenient: a missing closing tag (vLLM's reading). The value ends before the opening tag of a
         declared parameter not given yet, at the start of a line (``Dallas\n<parameter=state>``), found
-        before ``upto``: its index, ``"W<index>"`` when the text there cannot tell yet (hold it back), or
-        None. Such a tag inside a well-closed value is read the same way: the one place where the lenient
-        reading of a text the grammar accepts differs from the strict one (docs/parsing.md)."""
+        before ``upto``: ``(its index, True)``; ``(index, False)`` when the text from there cannot tell yet
+        (held back while streaming); None when there is none. Such a tag inside a well-closed value is read
+        the same way: the one place where the lenient reading of a text the grammar accepts differs from the
+        strict one (docs/parsing.md)."""
         core, c = self.core, self.c
         call = core.call
         po = c.param_open
         declared = self._declared()
-        if not po or not declared or s.cdata or call is None:
+        start = s.start
+        if not po or not declared or s.cdata or call is None or start is None:
             return None
         buf, final, n = core.buf, core.final, len(core.buf)
         # the declared names are bounded, so the look-ahead for a name is too
@@ -392,20 +394,18 @@ class XmlReader(Reader):
                 k = s.rsearch
                 while k < n and not po.startswith(buf[k:]):
                     k += 1
-                if k > s.start and buf[k - 1] == "\n":  # type: ignore[operator]
+                if k > start and buf[k - 1] == "\n":
                     k -= 1  # and the line break before it, which a tag there would make layout
-                return f"W{k}" if k < n else None
-            g = buf.find(self.gt, j + len(po), j + len(po) + reach)
-            if j != s.start and j > 0 and buf[j - 1] != "\n":
-                pass  # not at the start of a line: value text
-            elif g < 0:
-                if n < j + len(po) + reach and not final:
-                    return f"W{j - 1 if j != s.start else j}"
-            else:
+                return (k, False) if k < n else None
+            line_start = j == start or (j > 0 and buf[j - 1] == "\n")
+            g = buf.find(self.gt, j + len(po), j + len(po) + reach) if line_start else -1
+            if line_start and g < 0 and n < j + len(po) + reach and not final:
+                return (j - 1 if j != start else j), False  # the name has not ended yet
+            if g >= 0:
                 key = buf[j + len(po):g]
                 key = key if key in declared else key.strip()
                 if key in declared and key not in call.keys:
-                    return j
+                    return j, True
             s.rsearch = j + 1
 
     def _value_end(self, s: _Value, i: int, missing: bool = False) -> bool:
