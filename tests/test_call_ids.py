@@ -89,3 +89,30 @@ def test_strict_and_unknown_values_are_refused() -> None:
         toolgram.parse("hermes", "", WEATHER, call_ids="random")
     with pytest.raises(OptionError, match="call_ids"):
         toolgram.StreamParser("hermes", WEATHER, call_ids="random")
+
+
+def test_cli(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``toolgram parse --call-ids model`` (whole and ``--chunk-size``) and ``--any-tool``."""
+    import io
+    import sys
+
+    from toolgram.cli import main
+
+    tools_file = tmp_path / "tools.json"
+    tools_file.write_text(json.dumps(WEATHER))
+    fid, text, ids = CASES[0]
+    base = ["parse", fid, "--tools", str(tools_file)]
+    for flags, want in (([], ["call_0", "call_1"]), (["--call-ids", "model"], ids),
+                        (["--call-ids", "model", "--chunk-size", "5"], ids)):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+        assert main([*base, *flags]) == 0
+        message = json.loads(capsys.readouterr().out.splitlines()[-1])
+        assert [c["id"] for c in message["tool_calls"]] == want, flags
+    other = text.replace("get_weather", "look_up")
+    for flags, n in (([], 0), (["--any-tool"], 2)):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(other.encode())))
+        assert main([*base, *flags]) == 0
+        assert len(json.loads(capsys.readouterr().out)["tool_calls"]) == n, flags
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main([*base, "--mode", "strict", "--call-ids", "model"]) != 0
+    assert "call_ids" in capsys.readouterr().err
