@@ -195,6 +195,8 @@ class Reader:
         self.st: State = NO_STATE
         #: the call id the model wrote in the head :meth:`head` read last (the core clears it before each)
         self.head_id: str | None = None
+        #: the head read last lacked its fixed text before the name (lenient; reported by :meth:`note_headless`)
+        self.headless = False
 
     def head(self, q: int, bare: bool) -> Head:
         """The call head at ``q`` up to its complete name (``bare``: a block head without its opening);
@@ -204,6 +206,12 @@ class Reader:
     def start(self) -> None:
         """A call was committed at the end of its head: install the first step."""
         raise NotImplementedError
+
+    def note_headless(self, head: str) -> None:
+        """At a call's start: report a head read without its fixed text ``head`` (``missing_head``)."""
+        if self.headless:
+            self.headless = False
+            self.core.diag("missing_head", f"a call name without {head!r} before it", self.core.pos)
 
     def cut(self) -> str | None:
         """At the end of input inside the arguments: the member text of a kept value read so far."""

@@ -59,7 +59,6 @@ class GemmaReader(Reader):
         super().__init__(core)
         self.c = c
         self.st: _Args | _String | Pinned | State = NO_STATE
-        self.headless = False  # the head read last lacked the head's word (lenient)
 
     def head(self, q: int, bare: bool) -> Head:
         """``head`` N ``open`` (``call:N{``): the name is the text before ``open``, bounded by the
@@ -87,9 +86,7 @@ class GemmaReader(Reader):
         return name, end + len(c.open)
 
     def start(self) -> None:
-        if self.headless:
-            self.headless = False
-            self.core.diag("missing_head", f"a call name without {self.c.head!r} before it", self.core.pos)
+        self.note_headless(self.c.head)
         self.core.step = self._args
         self.st = _Args()
 

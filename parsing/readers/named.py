@@ -32,7 +32,6 @@ class NamedReader(JsonArgsReader):
         super().__init__(core)
         self.c = c
         self.after_args = self._end
-        self.headless = False  # the head read last lacked ``c.head`` (lenient)
 
     def head(self, q: int, bare: bool) -> Head:
         c = self.c
@@ -181,9 +180,7 @@ class NamedReader(JsonArgsReader):
         return end + len(cid.close)
 
     def start(self) -> None:
-        if self.headless:
-            self.headless = False
-            self.core.diag("missing_head", f"a call name without {self.c.head!r} before it", self.core.pos)
+        self.note_headless(self.c.head)
         self.core.step = self._open
         self.st = _Counter()
 
