@@ -15,6 +15,9 @@ Whitespace = Literal["canonical", "flexible"]
 #: SPEC section 1: ``xml_values`` and ``whitespace``, their values (the first is the default)
 XML_VALUES: tuple[str, ...] = ("first_close", "lookahead")
 WHITESPACE: tuple[str, ...] = ("canonical", "flexible")
+#: the lenient parsers' ``call_ids`` (no grammar changes with it): ``call_<index>`` (SPEC section 4, the
+#: default) or the id the model wrote in a call's head
+CALL_IDS: tuple[str, ...] = ("index", "model")
 
 
 @dataclass(frozen=True)

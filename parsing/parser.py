@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compiler.options import WHITESPACE, XML_VALUES, choose, resolve
+from ..compiler.options import CALL_IDS, WHITESPACE, XML_VALUES, choose, resolve
 from ..compiler.schema import load_tools
 from ..errors import OptionError, ToolgramError
 from ..grammars import get_format
@@ -20,8 +20,6 @@ __all__ = ["StreamParser", "parse"]
 
 Message = dict[str, Any]
 Delta = dict[str, Any]
-#: ``call_ids``: ``call_<index>`` (SPEC section 4, the default), or the id the model wrote where it wrote one
-CALL_IDS: tuple[str, ...] = ("index", "model")
 
 
 def _scanner(format: str, tools: Any, tool_choice: Any, parallel_tool_calls: bool | None,

@@ -668,7 +668,7 @@ class Scanner:
                 if q2 in (WAIT, FAIL):
                     return None if q2 == FAIL else WAIT
                 q = q2
-        self.reader.head_id = None
+        self.reader.head_id, self.reader.headless = None, False  # what the head it reads says, not the last one
         return self.reader.head(q, kind == "bare")
 
     # -- reasoning ------------------------------------------------------------------------------------

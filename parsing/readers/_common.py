@@ -193,9 +193,10 @@ class Reader:
     def __init__(self, core: Core) -> None:
         self.core = core
         self.st: State = NO_STATE
-        #: the call id the model wrote in the head :meth:`head` read last (the core clears it before each)
+        #: what the head :meth:`head` read last says beside its name (the core clears both before each head):
+        #: the call id the model wrote in it, and whether it lacked its fixed text before the name (lenient;
+        #: reported by :meth:`note_headless`)
         self.head_id: str | None = None
-        #: the head read last lacked its fixed text before the name (lenient; reported by :meth:`note_headless`)
         self.headless = False
 
     def head(self, q: int, bare: bool) -> Head:

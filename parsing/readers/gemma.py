@@ -65,7 +65,6 @@ class GemmaReader(Reader):
         longest tool name."""
         core, c = self.core, self.c
         res = core.peek(c.head, q)
-        self.headless = False
         if res == WAIT:
             return WAIT
         if res is True:

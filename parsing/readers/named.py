@@ -71,7 +71,6 @@ class NamedReader(JsonArgsReader):
         tool name); a call id (``c.call_id``) stands before the name or between it and ``name_end``."""
         core = self.core
         start = q
-        self.headless = False
         if c.head:
             res = core.peek(c.head, q)
             if res == WAIT:

@@ -165,38 +165,40 @@ class PythonReader(Reader):
         The look-ahead is bounded (``_LOOK``): past it, the quote closes the string."""
         core = self.core
         buf, n = core.buf, len(core.buf)
-        q = i + 1
-        for first in (True, False):
+        undecided = True if core.final else None
+
+        def gap(q: int) -> tuple[int, bool]:
+            """The index after the whitespace at ``q`` (at most ``_LOOK`` characters), and whether it was that long."""
             start = q
             while q < n and buf[q] in " \t\r\n" and q - start < _LOOK:
                 q += 1
-            if q >= n:
-                return True if core.final else None
-            if q - start >= _LOOK:
-                return True
-            if buf[q] == ")":
-                if not first:
-                    return True
-                # the call's end is not followed by another ")" or a quote (``mul_symbol='\\,'))"``)
-                r = q + 1
-                while r < n and buf[r] in " \t\r\n" and r - q <= _LOOK:
-                    r += 1
-                if r >= n:
-                    return True if core.final else None
-                return buf[r] not in ")'\"" or r - q > _LOOK
-            if not first:
-                break
-            if buf[q] != ",":
-                return False
-            q += 1
+            return q, q - start >= _LOOK
+
+        q, long = gap(i + 1)
+        if q >= n:
+            return undecided
+        if long:
+            return True
+        if buf[q] == ")":  # the call's end is not followed by another ")" or a quote (``mul_symbol='\\,'))"``)
+            r, long = gap(q + 1)
+            if r >= n:
+                return undecided
+            return long or buf[r] not in ")'\""
+        if buf[q] != ",":
+            return False
+        q, long = gap(q + 1)
+        if q >= n:
+            return undecided
+        if long or buf[q] == ")":
+            return True
         m = _IDENT_AT_RE.match(buf, q, q + _LOOK)
         if m is None:
             return False
-        if m.end() - q >= _LOOK:
-            return True
         e = m.end()
+        if e - q >= _LOOK:
+            return True
         if e >= n or (buf[e] == "=" and e + 1 >= n):  # ``name=`` or ``name==``: the next character tells
-            return True if core.final else None
+            return undecided
         return buf[e] == "=" and buf[e + 1] != "="
 
     def _string(self) -> bool | None:

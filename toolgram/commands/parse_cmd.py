@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..compiler.options import CALL_IDS
 from .common import add_format, add_tool_options, print_json, read_json_file, tool_kwargs
 
 
@@ -19,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=("lenient", "strict"), default="lenient")
     p.add_argument("--chunk-size", type=int, default=None,
                    help="stream: feed N characters at a time, print each delta, then the message")
-    p.add_argument("--call-ids", choices=("index", "model"), default="index",
+    p.add_argument("--call-ids", choices=CALL_IDS, default=CALL_IDS[0],
                    help="lenient: call_<index> ids (default), or the id the model wrote in a call's head (model)")
     p.add_argument("--any-tool", action="store_true",
                    help="lenient: a call to any name is a call (vLLM's reading); by default only the tools' names")
@@ -33,11 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     tools = read_json_file(args.tools, "tools")
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    kwargs = tool_kwargs(args)
-    if args.call_ids != "index":
-        kwargs["call_ids"] = args.call_ids
-    if args.any_tool:
-        kwargs["any_tool"] = True
+    kwargs = {**tool_kwargs(args), "call_ids": args.call_ids, "any_tool": args.any_tool}
     if args.chunk_size is None:
         print_json(parse(args.format, text, tools, mode=args.mode, permissive=args.permissive, **kwargs), args.pretty)
         return 0
