@@ -39,7 +39,7 @@ from .exclusive import exclusive
 from .ir import EMPTY, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, opt, seq, up_to
 from .keys import plain_name
 from .options import Options, trigger_captures
-from .regex import json_char, pattern_to_ir, raw_char
+from .regex import Char, json_char, pattern_to_ir, raw_char, within
 from .schema import SchemaContext, Tool, arguments_object, merge_all_of, met_branch, ref_siblings
 from .values import (
     END_WS,
@@ -312,9 +312,12 @@ class GrammarBuilder:
             if isinstance(kind, tuple) and kind[0] == "pattern":
                 # raw text: a pattern's characters exclude '<', which every delimiter contains
                 where, tag = pattern_paths(kind[1], kind[3], path)
-                return Token(cdata_or(pattern_to_ir(kind[1], raw_char("<"), where, kind[2]),
-                                      lambda: pattern_to_ir(kind[1], raw_char("]"), where, kind[2])),
-                             "RAWP", c.param_end, path=tag)
+
+                def spelled(body: Callable[[Char], Expr]) -> Expr:
+                    return cdata_or(body(raw_char("<")), lambda: body(raw_char("]")))
+
+                return Token(spelled(lambda char: pattern_to_ir(kind[1], char, where, kind[2])),
+                             "RAWP", c.param_end, path=tag, within=within(spelled, kind[1], where, kind[2]))
             vb = self._values("json", ctx, index)
             return vb.value_once(schema, path, f"t{index}-v")
 

@@ -408,6 +408,29 @@ def _spans(ivs: list[int], starts: list[int]) -> tuple[tuple[int, int], ...]:
     return tuple(spans)
 
 
+def first_of_class(e: Expr) -> tuple[Chars, Chars, Chars] | None:
+    """``(N, X, C)`` when ``e``'s language is ``N* X C*`` with ``N`` and ``X`` disjoint and none empty: its
+    minimal DFA has two live states, a start that loops on ``N`` and goes on ``X`` to an accepting state that
+    loops on ``C`` (an unanchored one-character pattern, ``\\S``, ``[*?]``, ``.*[^ ].*$``); else None."""
+    try:
+        trans, accepting, starts = build_dfa(e)
+    except DfaLimit:
+        return None
+    trans, accepting = minimize(trans, accepting)
+    live = _live(trans, accepting)
+    if len(live) != 2 or 0 not in live or 0 in accepting:
+        return None
+    (end,) = live - {0}
+    if end not in accepting:
+        return None
+    loop = [iv for iv, t in trans[0].items() if t == 0]
+    hit = [iv for iv, t in trans[0].items() if t == end]
+    rest = [iv for iv, t in trans[end].items() if t in live]
+    if not loop or not hit or not rest or any(trans[end][iv] != end for iv in rest):
+        return None
+    return tuple(Chars(_spans(ivs, starts)) for ivs in (loop, hit, rest))  # type: ignore[return-value]
+
+
 def class_char(cp: int) -> str:
     """One code point inside a regex character class (Python ``re`` and Lark), escaped where it must be."""
     ch = chr(cp)

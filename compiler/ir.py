@@ -168,8 +168,13 @@ class Token(Expr):
     #: look-ahead, a regex a fraction of the size of ``expr``'s (a complement trie); the grammar dialects
     #: print ``expr``.  Built next to ``expr`` from the same names (:mod:`..keys`), and tested equal.
     unless: tuple[Expr, tuple[Expr, ...]] | None = None
+    #: ``(loose, counted)``: ``expr``'s language again, as the texts of ``loose`` (a pattern's token without its
+    #: lengths) that ``counted`` (any text of the lengths, in the same quotes) matches whole.  Lark prints a large
+    #: ``expr`` (a pattern met with its lengths, :func:`..regex.restrict_length`) as ``(?=counted)loose``, a regex a
+    #: fraction of its size; the grammar dialects print ``expr``, which shares its parts as rules.
+    within: tuple[Expr, Expr] | None = None
 
-    __hash__ = _cached_hash("expr", "kind", "follow", "stop", "unless")
+    __hash__ = _cached_hash("expr", "kind", "follow", "stop", "unless", "within")
 
 
 EMPTY = Lit("")

@@ -100,7 +100,8 @@ NOTES: dict[str, str] = {
     "required": "a name `properties` does not declare is a member with any value",
     "minProperties": f"at most {100} (counted members)",
     "maxProperties": f"at most {100} (counted members)",
-    "pattern": "ECMAScript subset (top-level look-arounds included); together with minLength/maxLength: intersected",
+    "pattern": "ECMAScript subset (top-level look-arounds included); together with minLength/maxLength: intersected "
+               "where exact (one variable part, or one character of a class somewhere)",
     "dependentRequired": "member by member; a name `properties` does not declare is a member where it may "
                          "appear as an extra key",
     "dependencies": "the array form, as dependentRequired; the schema form, as dependentSchemas",

@@ -24,7 +24,7 @@ from typing import NamedTuple
 from ..errors import EmptySchemaError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
 from .charsets import MAXCP, class_ranges, negate, subtract
-from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, intersection, minimize, tree_size
+from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, first_of_class, intersection, minimize, tree_size
 from .ecmascript import ecmascript, flagged
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
 
@@ -125,27 +125,55 @@ def patterns_to_ir(
     return spell(met, char)
 
 
+Char = Callable[[tuple[tuple[int, int], ...]], Expr]
+
+
+def within(spelled: Callable[[Callable[[Char], Expr]], Expr], pattern: str | Patterns, where: str,
+           length: tuple[int, int | None]) -> tuple[Expr, Expr] | None:
+    """A length-bound pattern token's :attr:`~.ir.Token.within`: the pattern alone, and any text of ``length``,
+    each put in the token's quotes by ``spelled(body)`` (``body(char)``: the text, each character spelled by
+    ``char``).  None without lengths, or where the pattern alone has no expression (a meet of patterns past its
+    caps, which the lengths brought within them)."""
+    if length == (0, None):
+        return None
+    try:
+        return (spelled(lambda char: pattern_to_ir(pattern, char, where)),
+                spelled(lambda char: Rep(char(((0, MAXCP),)), length[0], length[1])))
+    except (UnsupportedSchemaError, EmptySchemaError):
+        return None
+
+
 def decoded_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
     """One decoded character (the spelling of the length-restricted patterns and of key patterns,
     re-spelled after by :func:`spell`)."""
     return Chars(ranges, False)
 
 
-def spell(e: Expr, char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
+def spell(e: Expr, char: Callable[[tuple[tuple[int, int], ...]], Expr],
+          done: dict[Expr, Expr] | None = None) -> Expr:
     """A decoded regular expression (of :class:`Chars`, literals, sequences, choices, repetitions)
-    with each character spelled by ``char(ranges)``, as a value syntax writes it."""
+    with each character spelled by ``char(ranges)``, as a value syntax writes it.  A part the expression
+    holds more than once is spelled once (``done``; the length products share theirs)."""
+    if done is None:
+        done = {}
+    hit = done.get(e)
+    if hit is not None:
+        return hit
     if isinstance(e, Chars):
-        return char(e.ranges if not e.negated else negate(tuple(sorted(e.ranges))))
-    if isinstance(e, Lit):
-        return seq(*(char(((ord(ch), ord(ch)),)) for ch in e.text))
-    if isinstance(e, (Seq, Alt)):  # (a loop, not a generator: one Python frame per level of a deep expression)
+        out = char(e.ranges if not e.negated else negate(tuple(sorted(e.ranges))))
+    elif isinstance(e, Lit):
+        out = seq(*(char(((ord(ch), ord(ch)),)) for ch in e.text))
+    elif isinstance(e, (Seq, Alt)):  # (a loop, not a generator: one Python frame per level of a deep expression)
         items = []
         for i in e.items:
-            items.append(spell(i, char))
-        return seq(*items) if isinstance(e, Seq) else alt(*items)
-    if isinstance(e, Rep):
-        return Rep(spell(e.item, char), e.min, e.max)
-    return e  # EMPTY
+            items.append(spell(i, char, done))
+        out = seq(*items) if isinstance(e, Seq) else alt(*items)
+    elif isinstance(e, Rep):
+        out = Rep(spell(e.item, char, done), e.min, e.max)
+    else:
+        out = e  # EMPTY
+    done[e] = out
+    return out
 
 
 def _span(e: Expr) -> tuple[int, int | None]:
@@ -208,6 +236,9 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
             inner = restrict_length(items[k], max(lo - fixed, 0), None if hi is None else hi - fixed, pattern,
                                     branches)
             return None if inner is None else seq(*items[:k], inner, *items[k + 1:])
+        shape = first_of_class(e)  # one character of a class somewhere: the split, unambiguous and small
+        if shape is not None:
+            return _first_of_class_length(*shape, lo, hi)
         for k in variable:  # spell out one choice (an alternation, a short repetition) and retry
             item = items[k]
             if isinstance(item, Rep) and item.max is not None and item.max - item.min < 8:
@@ -223,6 +254,38 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
                 return alt(*found) if found else None
     raise UnsupportedSchemaError(f"pattern {pattern!r} together with minLength/maxLength: the intersection "
                                  "has no grammar toolgram can write")
+
+
+def _first_of_class_length(n: Chars, x: Chars, c: Chars, lo: int, hi: int | None) -> Expr | None:
+    """The strings ``N^k X C^j`` (:func:`~.dfa.first_of_class`) of ``lo`` to ``hi`` characters; None when there
+    are none.  Split at ``p = hi // 2``: a string of at most ``p`` characters, or ``p`` characters holding the
+    ``X`` then ``C``s, or ``p`` ``N``s then a shorter such string.  Each split halves ``hi``, and the parts
+    recur (the same expressions, which the printers write once as shared rules), so the expression has
+    O(log hi) distinct parts, with every count a native repetition; unambiguous, as the DFA it comes from."""
+    memo: dict[tuple[int, int | None], Expr | None] = {}
+
+    def within(lo: int, hi: int | None) -> Expr | None:
+        lo = max(lo, 1)  # the empty string holds no X
+        if hi is not None and lo > hi:
+            return None
+        key = (lo, hi)
+        if key not in memo:
+            if hi is None:  # the first lo characters hold the X, or are all N
+                memo[key] = seq(Rep(n, 0, None), x, Rep(c, 0, None)) if lo == 1 else \
+                    alt(seq(within(lo, lo), Rep(c, 0, None)), seq(Rep(n, lo, None), x, Rep(c, 0, None)))
+            elif hi == 1:
+                memo[key] = x
+            else:
+                p = hi // 2
+                held = within(p, p)
+                after = within(lo - p, hi - p)
+                parts = [within(lo, p), seq(held, Rep(c, max(lo - p, 1), hi - p)) if held is not None else None,
+                         seq(Rep(n, p, p), after) if after is not None else None]
+                kept = [e for e in parts if e is not None]
+                memo[key] = alt(*kept) if kept else None
+        return memo[key]
+
+    return within(lo, hi)
 
 
 @lru_cache(maxsize=1024)

@@ -19,7 +19,7 @@ from typing import Any, Literal, TypeVar
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
 from .conditional import expand, negation, pending
-from .dfa import DfaLimit
+from .dfa import DfaLimit, build_dfa
 from .exclusive import exclusive
 from .formats import format_pattern
 from .ir import ANY, EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
@@ -38,6 +38,7 @@ from .keys import (
 from .keywords import annotation
 from .multiples import exact_decimal, integer_step, multiples
 from .regex import (
+    Char,
     Patterns,
     decoded_char,
     json_char,
@@ -46,6 +47,7 @@ from .regex import (
     raw_char,
     spell,
     unambiguous,
+    within,
     writable,
 )
 from .schema import (
@@ -1074,15 +1076,16 @@ class ValueBuilder:
         characters, in this builder's syntax: one token."""
         where, tag = pattern_paths(pattern, keyword, path)
 
-        def body(char: Callable[[tuple[tuple[int, int], ...]], Expr]) -> Expr:
-            return pattern_to_ir(pattern, char, where, length)
+        def quoted(body: Callable[[Char], Expr]) -> Expr:
+            if self.syntax == "json":
+                return seq(Lit('"'), body(json_char), Lit('"'))
+            if self.syntax == "gemma":
+                q = Lit(gemma_text.QUOTE)
+                return seq(q, body(raw_char("<")), q)
+            return alt(*(seq(Lit(q), body(python_char(q)), Lit(q)) for q in "'\""))
 
-        if self.syntax == "json":
-            return Token(seq(Lit('"'), body(json_char), Lit('"')), "STRING", path=tag)
-        if self.syntax == "gemma":
-            q = Lit(gemma_text.QUOTE)
-            return Token(seq(q, body(raw_char("<")), q), "STRING", path=tag)
-        return Token(alt(*(seq(Lit(q), body(python_char(q)), Lit(q)) for q in "'\"")), "STRING", path=tag)
+        met = quoted(lambda char: pattern_to_ir(pattern, char, where, length))
+        return Token(met, "STRING", path=tag, within=within(quoted, pattern, where, length))
 
     def _t_integer(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         lo, hi = _int_bounds(schema, path)
@@ -1719,6 +1722,12 @@ def _name_language(pn: Any, ctx: SchemaContext, where: str) -> Expr:
     lo, hi = length_bounds(own, where)
     spec = string_patterns(own, where)
     lang = pattern_to_ir(spec, decoded_char, f"{where}.pattern", (lo, hi)) if spec else Rep(ANY, lo, hi)
+    if spec and (lo, hi) != (0, None):
+        try:  # names are sorted into classes by one DFA (:func:`.keys.key_classes`): a pattern's meet with
+            build_dfa(lang)  # lengths has one state per character counted, which may pass its cap
+        except DfaLimit as exc:
+            raise UnsupportedSchemaError(f"propertyNames: a pattern within {lo}..{hi} characters has no key "
+                                         f"automaton toolgram can build ({exc})", f"{where}.pattern") from None
     if "const" in own or "enum" in own:
         values = [own["const"]] if "const" in own else enum_values(own, where)
         words = [v for v in values if isinstance(v, str)]
@@ -1899,6 +1908,7 @@ def number_bounds(schema: dict[str, Any], path: str) -> Bounds:
     lo, lo_ex = side("minimum", "exclusiveMinimum", lambda a, b: a if a >= b else b)
     hi, hi_ex = side("maximum", "exclusiveMaximum", lambda a, b: a if a <= b else b)
     return lo, lo_ex, hi, hi_ex
+
 
 
 def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | None]:

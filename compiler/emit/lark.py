@@ -17,7 +17,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 from ..automaton import rx_escape, until_regex
-from ..dfa import DfaLimit, backtracks, class_char, dfa_edges, dfa_regex
+from ..dfa import DfaLimit, backtracks, class_char, dfa_edges, dfa_regex, tree_size
 from ..ir import (
     EMPTY,
     Alt,
@@ -37,6 +37,16 @@ from ..ir import (
 )
 from .bnf import quant
 from .lark_analysis import faster_analysis
+
+#: a token's expression past this many nodes (written out as a tree) prints through its ``within`` look-ahead
+WITHIN_MIN_NODES = 2_000
+
+
+def _followed(follow: str | tuple[str, ...]) -> str:
+    """The look-ahead for the text that always follows a token (none: empty)."""
+    if isinstance(follow, tuple):
+        return "(?=" + "|".join(rx_escape(f) for f in follow) + ")"
+    return f"(?={rx_escape(follow)})" if follow else ""
 
 
 def _esc(text: str) -> str:
@@ -115,7 +125,7 @@ class LarkPrinter:
         return f"(?:{r})"
 
     def terminal(self, e: Expr, kind: str, follow: str | tuple[str, ...] = "", path: str = "", stop: str = "",
-                 unless: tuple[Expr, tuple[Expr, ...]] | None = None) -> str:
+                 unless: tuple[Expr, tuple[Expr, ...]] | None = None, within: tuple[Expr, Expr] | None = None) -> str:
         """A terminal for ``e``; a nullable token becomes ``TERM?`` over its non-empty part.
 
         A schema pattern (``path`` set) that a backtracking matcher could take exponential time on
@@ -131,6 +141,14 @@ class LarkPrinter:
             anything, starts = unless
             rx = "(?!" + "|".join(self.regex(x) for x in starts) + ")" + self.regex(anything) if starts else \
                 self.regex(anything)
+        elif within is not None and not optional and tree_size(e) > WITHIN_MIN_NODES:
+            # a pattern met with its lengths: the pattern alone, under a look-ahead that counts the text to its end
+            loose, counted = within
+            try:
+                alone = dfa_regex(loose, self.g) if path and backtracks(loose, self.g) else self.regex(loose)
+            except DfaLimit:
+                alone = self.regex(loose)
+            rx = f"(?={self.regex(counted)}{_followed(follow)})" + alone
         elif path and backtracks(e, self.g):
             try:
                 rx = dfa_regex(e, self.g, nonempty=optional)
@@ -142,10 +160,7 @@ class LarkPrinter:
             rx = self.regex(e)
         if stop:
             rx += "(?![" + "".join(class_char(ord(c)) for c in stop) + "])"
-        if isinstance(follow, tuple):
-            rx += "(?=" + "|".join(rx_escape(f) for f in follow) + ")"
-        elif follow:
-            rx += f"(?={rx_escape(follow)})"
+        rx += _followed(follow)
         name = self.terminals.get(rx)
         if name is None:
             self._term_count += 1
@@ -185,7 +200,7 @@ class LarkPrinter:
     # -- rules ---------------------------------------------------------------------------------------
     def expr(self, e: Expr, ctx: str = "top") -> str:
         if isinstance(e, Token):
-            return self.terminal(e.expr, e.kind, e.follow, e.path, e.stop, e.unless)
+            return self.terminal(e.expr, e.kind, e.follow, e.path, e.stop, e.unless, e.within)
         if isinstance(e, Lit):
             if not e.text:
                 return ""
@@ -343,16 +358,18 @@ def _priority(rx: str, e: Expr) -> int:
     return 4 if _max_width(rx) < (1 << 30) - 1 else 3
 
 
-def _literals(e: Expr) -> list[str]:
+@lru_cache(maxsize=65536)
+def _literals(e: Expr) -> frozenset[str]:
+    """The literal texts in ``e`` (stripped), each part of a shared expression read once."""
     if isinstance(e, Lit):
-        return [e.text.strip()]
+        return frozenset((e.text.strip(),))
     if isinstance(e, (Seq, Alt)):
-        return [t for i in e.items for t in _literals(i)]
+        return frozenset().union(*(_literals(i) for i in e.items))
     if isinstance(e, Rep):
         return _literals(e.item)
     if isinstance(e, Token):
         return _literals(e.expr)
-    return []
+    return frozenset()
 
 
 @lru_cache(maxsize=8192)

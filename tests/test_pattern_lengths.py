@@ -1,0 +1,131 @@
+"""Issue 22: a pattern that asks for one character of a class somewhere (``\\S``, ``[*?]``, ``.*[^ ].*$``: the
+strings ``N* X C*``), met with ``minLength``/``maxLength`` past what spelling out its choices can hold.
+
+The meet is written exactly (:func:`toolgram.compiler.regex.restrict_length`, split at half the length, the
+parts shared), in every dialect and value syntax (JSON, Python literals, Gemma 4, XML raw text), and Lark prints
+it as the pattern under a look-ahead that counts the text (:attr:`toolgram.compiler.ir.Token.within`).  Every
+engine and the strict parser agree with ``jsonschema`` on strings at and around the bounds; the grammar text
+stays small at the largest lengths.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import jsonschema
+import pytest
+from strategies import engine_results
+from toolgram.compiler.bundle import compile
+from toolgram.compiler.dfa import first_of_class
+from toolgram.compiler.regex import _pattern_ir, decoded_char, restrict_length
+from toolgram.grammars.render import render_calls
+from toolgram.parsing.strict import parse_strict
+
+#: argument -> (pattern, minLength, maxLength)
+CASES: dict[str, tuple[str, int, int | None]] = {
+    "nonblank": ("\\S", 1, 100),
+    "glob": ("[*?]", 0, 300),
+    "circle": (".*[^ ].*$", 0, 512),
+    "line": ("^\\s*\\S.*$", 70, 90),
+    "exact": ("[0-9]", 65, 65),
+    "open": ("\\S", 70, None),
+}
+TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+    k: {"type": "string", "pattern": p, "minLength": lo, **({} if hi is None else {"maxLength": hi})}
+    for k, (p, lo, hi) in CASES.items()}}}}]
+
+
+def _strings(key: str, seed: int = 0) -> list[str]:
+    """Strings at and around the bounds: blank, with the class's character at the start, middle or end."""
+    _, lo, hi = CASES[key]
+    top = (hi if hi is not None else lo + 40) + 2
+    rng = random.Random(seed)
+    out = []
+    for n in sorted({0, 1, lo - 1, lo, lo + 1, (lo + top) // 2, top - 3, top - 2, top - 1}):
+        if n < 0:
+            continue
+        out.append(" " * n)
+        for where in (0, n // 2, n - 1):
+            if n > 0:
+                chars = [rng.choice(" a\t") for _ in range(n)]
+                chars[where] = rng.choice("*?7x")  # (no newline: Python's $ also matches before a last one)
+                out.append("".join(chars))
+    return out
+
+
+def _instances(fmt: str) -> list[tuple[str, str, bool]]:
+    out = []
+    for key, (pattern, lo, hi) in CASES.items():
+        schema = {"type": "string", "pattern": pattern, "minLength": lo, **({} if hi is None else {"maxLength": hi})}
+        check = jsonschema.Draft202012Validator(schema)
+        for s in _strings(key):
+            if fmt == "qwen3_coder" and ("\n" in s or s != s.strip()):
+                continue  # raw XML text: the parsers trim a value's padding
+            out.append((key, s, check.is_valid(s)))
+    return out
+
+
+def test_the_cases_take_the_new_path() -> None:
+    """Each case is of the shape and past what spelling out choices holds (else this file tests nothing new)."""
+    for pattern, lo, hi in CASES.values():
+        assert first_of_class(_pattern_ir(pattern, decoded_char)) is not None, pattern
+        assert hi is None or hi > 64 or lo > 64, pattern
+    assert first_of_class(_pattern_ir("^[a-z]+( [a-z]+)*$", decoded_char)) is None
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "pythonic", "gemma4", "qwen3_coder"])
+@pytest.mark.parametrize("dialect", ["lark", "ebnf", "gbnf", "structural-tag"])
+def test_engines_and_strict_parser_agree_with_jsonschema(fmt: str, dialect: str) -> None:
+    bundle = compile(fmt, TOOLS, dialect=dialect, tool_choice="required", parallel_tool_calls=False)
+    assert bundle.relaxed == []
+    seen = {True: 0, False: 0}
+    for key, s, ok in _instances(fmt):
+        seen[ok] += 1
+        text = render_calls(fmt, [("f", {key: s})])
+        for engine, (accepted, pos) in engine_results(bundle, text).items():
+            assert accepted == ok, f"{engine} {'rejects' if ok else 'accepts'} {key}={s!r} ({pos})"
+        if dialect == "lark":
+            msg = parse_strict(fmt, text, TOOLS, tool_choice="required", parallel_tool_calls=False)
+            assert bool(msg["tool_calls"]) == ok, (key, s, msg["diagnostics"])
+            if ok:
+                assert json.loads(msg["tool_calls"][0]["function"]["arguments"]) == {key: s}
+    assert seen[True] >= 15 and seen[False] >= 15, seen
+
+
+def test_small_at_large_lengths() -> None:
+    """Up to the 100,000-character limit: the split keeps the parts few (xgrammar and Lark count natively)."""
+    schema: dict[str, Any] = {"type": "string", "pattern": "\\S", "minLength": 1, "maxLength": 100_000}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}, "required": ["v"]}}]
+    for fmt in ("hermes", "pythonic", "qwen3_coder"):
+        for dialect in ("ebnf", "lark"):
+            assert len(compile(fmt, tools, dialect=dialect, tool_choice="required").grammar) < 20_000, (fmt, dialect)
+    decoded = restrict_length(_pattern_ir("\\S", decoded_char), 1, 100_000, "\\S")
+    seen: set[int] = set()
+    todo = [decoded]
+    while todo:  # the distinct parts (the tree written out has one per character)
+        e = todo.pop()
+        if id(e) not in seen:
+            seen.add(id(e))
+            todo.extend(getattr(e, "items", ()) + ((e.item,) if hasattr(e, "item") else ()))
+    assert len(seen) < 1_000, len(seen)  # (264 on 6 Dec: about 15 per halving)
+
+
+@pytest.mark.parametrize(("pattern", "lo", "hi"), [("\\S", 1, 9), ("[ab]", 3, 12), ("[ab]", 0, 7), ("x", 5, None)])
+def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) -> None:
+    """The split itself, against Python's ``re`` and the lengths, over every string of ``' '``, ``a``, ``b``
+    and ``x`` up to 8 characters (no engine in the way)."""
+    import itertools
+    import re
+
+    from toolgram.compiler.dfa import dfa_regex
+
+    decoded = restrict_length(_pattern_ir(pattern, decoded_char), lo, hi, pattern)
+    assert decoded is not None
+    rx = re.compile(dfa_regex(decoded))
+    for n in range(9):
+        for chars in itertools.product(" abx", repeat=n):
+            s = "".join(chars)
+            want = re.search(pattern, s) is not None and lo <= n and (hi is None or n <= hi)
+            assert bool(rx.fullmatch(s)) == want, (pattern, lo, hi, s)
