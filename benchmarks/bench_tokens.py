@@ -8,7 +8,8 @@ choice (or at ``--max-new-tokens``). Per format, engine (OpenVINO through ``Gene
 llama.cpp through llama-cpp-python with the GBNF) and option set (the default ``canonical`` /
 ``first_close``, and ``flexible`` / ``lookahead``, the language before issue 24):
 
-- ``written``: tokens generated (the engine's count, end-of-sequence included where it counts it);
+- ``written``: tokens generated, the end-of-sequence token left out in both engines (OpenVINO's count includes
+  the token that ended generation, llama-cpp-python's does not; the canonical rendering has none either);
 - ``canon``: tokens of the canonical rendering of the same call (``render_calls`` of the parsed call);
 - ``ratio``: written ÷ canon (target <= 1.05 with the default options);
 - ``after``: tokens of the text after the last call (target <= 2), and ``max`` when generation ran
@@ -97,7 +98,9 @@ def main() -> int:
                 out = gen.chat(MESSAGES, WEATHER, format=fmt, max_new_tokens=max_new, stop_after_whitespace=None,
                                **_opts(fmt), **lang)
                 n = out["usage"]["completion_tokens"]
-                row = measure(fmt, out["text"], n, n >= max_new, gen.count_tokens)
+                hit = n >= max_new
+                # OpenVINO counts the end-of-sequence token that ended generation; llama.cpp does not
+                row = measure(fmt, out["text"], n if hit else n - 1, hit, gen.count_tokens)
             except toolgram.ToolgramError as e:
                 row = f"error: {e}"
             print(f"{fmt:<16} {name:<10} {'openvino':<9} {row}", flush=True)
