@@ -408,27 +408,41 @@ def _spans(ivs: list[int], starts: list[int]) -> tuple[tuple[int, int], ...]:
     return tuple(spans)
 
 
-def first_of_class(e: Expr) -> tuple[Chars, Chars, Chars] | None:
-    """``(N, X, C)`` when ``e``'s language is ``N* X C*`` with ``N`` and ``X`` disjoint and none empty: its
-    minimal DFA has two live states, a start that loops on ``N`` and goes on ``X`` to an accepting state that
-    loops on ``C`` (an unanchored one-character pattern, ``\\S``, ``[*?]``, ``.*[^ ].*$``); else None."""
+def first_of_class(e: Expr) -> tuple[tuple[Chars, Chars] | None, Chars, Chars, Chars] | None:
+    """``(head, N, X, C)`` when ``e``'s language is ``N* X C*`` (``head`` None) or ``X0 C* | N0 N* X C*`` (``head``:
+    ``(N0, X0)``, a first character read on its own), ``N`` and ``X`` disjoint, none of them empty: its minimal DFA
+    has a state that loops on ``N`` and goes on ``X`` to an accepting state that loops on ``C`` (an unanchored
+    one-character pattern, ``\\S``, ``[*?]``, ``.*[^ ].*$``), maybe after a start of its own (``^(?!\\s*$).+``);
+    else None."""
     try:
         trans, accepting, starts = build_dfa(e)
     except DfaLimit:
         return None
     trans, accepting = minimize(trans, accepting)
     live = _live(trans, accepting)
-    if len(live) != 2 or 0 not in live or 0 in accepting:
+    ends = accepting & live
+    if len(ends) != 1 or 0 in ends or not 2 <= len(live) <= 3:
         return None
-    (end,) = live - {0}
-    if end not in accepting:
+    (end,) = ends
+    moves = {s: {iv: t for iv, t in trans[s].items() if t in live} for s in live}
+
+    def chars(s: int, t: int) -> Chars | None:
+        ivs = [iv for iv, u in moves[s].items() if u == t]
+        return Chars(_spans(ivs, starts)) if ivs else None
+
+    rest = chars(end, end)
+    if rest is None or len(set(moves[end].values())) != 1:
         return None
-    loop = [iv for iv, t in trans[0].items() if t == 0]
-    hit = [iv for iv, t in trans[0].items() if t == end]
-    rest = [iv for iv, t in trans[end].items() if t in live]
-    if not loop or not hit or not rest or any(trans[end][iv] != end for iv in rest):
+    (loop,) = live - {end} if len(live) == 2 else live - {end, 0}
+    n, x = chars(loop, loop), chars(loop, end)
+    if n is None or x is None or set(moves[loop].values()) != {loop, end}:
         return None
-    return tuple(Chars(_spans(ivs, starts)) for ivs in (loop, hit, rest))  # type: ignore[return-value]
+    if loop == 0:
+        return None, n, x, rest
+    x0, n0 = chars(0, end), chars(0, loop)
+    if n0 is None or not set(moves[0].values()) <= {loop, end}:
+        return None
+    return (n0, x0 if x0 is not None else Chars(())), n, x, rest
 
 
 def class_char(cp: int) -> str:

@@ -207,15 +207,27 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
                     branches: int = MAX_LENGTH_BRANCHES) -> Expr | None:
     """The strings of decoded expression ``e`` with ``lo`` to ``hi`` characters; None when there are
     none.  Exact for the shapes patterns have (one variable part per sequence, repetitions of a
-    fixed-length item, alternatives of them); :class:`UnsupportedSchemaError` otherwise.  ``branches``: the most
-    alternatives one step may spell out."""
+    fixed-length item, alternatives of them), and for a language that asks for one character of a class
+    somewhere, however it is written (``^(?!\\s*$).+``: :func:`~.dfa.first_of_class`);
+    :class:`UnsupportedSchemaError` otherwise.  ``branches``: the most alternatives one step may spell out."""
+    try:
+        return _restrict(e, lo, hi, pattern, branches)
+    except UnsupportedSchemaError:
+        shape = first_of_class(e)
+        if shape is None:
+            raise
+        return _first_of_class_length(*shape, lo, hi)
+
+
+def _restrict(e: Expr, lo: int, hi: int | None, pattern: str, branches: int) -> Expr | None:
+    """:func:`restrict_length` by the expression's shape."""
     a, b = _span(e)
     if (hi is not None and a > hi) or (b is not None and b < lo):
         return None
     if a >= lo and (hi is None or (b is not None and b <= hi)):
         return e
     if isinstance(e, Alt):
-        kept = [r for r in (restrict_length(i, lo, hi, pattern, branches) for i in e.items) if r is not None]
+        kept = [r for r in (_restrict(i, lo, hi, pattern, branches) for i in e.items) if r is not None]
         return alt(*kept) if kept else None
     if isinstance(e, Rep):
         ia, ib = _span(e.item)
@@ -224,8 +236,7 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
             n_hi = e.max if hi is None else (hi // ia if e.max is None else min(e.max, hi // ia))
             return None if n_hi is not None and n_lo > n_hi else Rep(e.item, n_lo, n_hi)
         if e.max is not None and e.max - e.min < 8:
-            return restrict_length(alt(*(seq(*[e.item] * n) for n in range(e.min, e.max + 1))), lo, hi, pattern,
-                                   branches)
+            return _restrict(alt(*(seq(*[e.item] * n) for n in range(e.min, e.max + 1))), lo, hi, pattern, branches)
     if isinstance(e, Seq):
         items = list(e.items)
         spans = [_span(i) for i in items]
@@ -233,8 +244,7 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
         if len(variable) == 1:
             k = variable[0]
             fixed = sum(x for j, (x, _) in enumerate(spans) if j != k)
-            inner = restrict_length(items[k], max(lo - fixed, 0), None if hi is None else hi - fixed, pattern,
-                                    branches)
+            inner = _restrict(items[k], max(lo - fixed, 0), None if hi is None else hi - fixed, pattern, branches)
             return None if inner is None else seq(*items[:k], inner, *items[k + 1:])
         shape = first_of_class(e)  # one character of a class somewhere: the split, unambiguous and small
         if shape is not None:
@@ -248,7 +258,7 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
                 if top - item.min < branches:  # each count of its own (at most hi characters)
                     item = alt(*(Rep(item.item, n, n) for n in range(item.min, top + 1)))
             if isinstance(item, Alt) and len(item.items) <= branches:
-                kept = [restrict_length(seq(*items[:k], choice, *items[k + 1:]), lo, hi, pattern, branches)
+                kept = [_restrict(seq(*items[:k], choice, *items[k + 1:]), lo, hi, pattern, branches)
                         for choice in item.items]
                 found = [r for r in kept if r is not None]
                 return alt(*found) if found else None
@@ -256,12 +266,14 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
                                  "has no grammar toolgram can write")
 
 
-def _first_of_class_length(n: Chars, x: Chars, c: Chars, lo: int, hi: int | None) -> Expr | None:
-    """The strings ``N^k X C^j`` (:func:`~.dfa.first_of_class`) of ``lo`` to ``hi`` characters; None when there
-    are none.  Split at ``p = hi // 2``: a string of at most ``p`` characters, or ``p`` characters holding the
-    ``X`` then ``C``s, or ``p`` ``N``s then a shorter such string.  Each split halves ``hi``, and the parts
-    recur (the same expressions, which the printers write once as shared rules), so the expression has
-    O(log hi) distinct parts, with every count a native repetition; unambiguous, as the DFA it comes from."""
+def _first_of_class_length(head: tuple[Chars, Chars] | None, n: Chars, x: Chars, c: Chars, lo: int,
+                           hi: int | None) -> Expr | None:
+    """The strings ``N^k X C^j`` (``head``: ``X0 C^j | N0 N^k X C^j``; :func:`~.dfa.first_of_class`) of ``lo`` to
+    ``hi`` characters; None when there are none.  Split at ``p = hi // 2``: a string of at most ``p`` characters, or
+    ``p`` characters holding the ``X`` then ``C``s, or ``p`` ``N``s then a shorter such string.  Each split halves
+    ``hi``, and the parts recur (the same expressions, which the printers write once as shared rules), so the
+    expression has O(log hi) distinct parts, with every count a native repetition; unambiguous, as the DFA it
+    comes from."""
     memo: dict[tuple[int, int | None], Expr | None] = {}
 
     def within(lo: int, hi: int | None) -> Expr | None:
@@ -285,7 +297,16 @@ def _first_of_class_length(n: Chars, x: Chars, c: Chars, lo: int, hi: int | None
                 memo[key] = alt(*kept) if kept else None
         return memo[key]
 
-    return within(lo, hi)
+    if head is None:
+        return within(lo, hi)
+    n0, x0 = head
+    if hi is not None and max(lo, 1) > hi:
+        return None
+    after = within(lo - 1, None if hi is None else hi - 1)
+    parts = [seq(x0, Rep(c, max(lo - 1, 0), None if hi is None else hi - 1)) if x0.ranges else None,
+             seq(n0, after) if after is not None else None]
+    kept = [e for e in parts if e is not None]
+    return alt(*kept) if kept else None
 
 
 @lru_cache(maxsize=1024)

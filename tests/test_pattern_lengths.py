@@ -31,6 +31,7 @@ CASES: dict[str, tuple[str, int, int | None]] = {
     "line": ("^\\s*\\S.*$", 70, 90),
     "exact": ("[0-9]", 65, 65),
     "open": ("\\S", 70, None),
+    "not_blank": ("^(?!\\s*$).+", 1, 255),  # a first character of its own: not a newline
 }
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
     k: {"type": "string", "pattern": p, "minLength": lo, **({} if hi is None else {"maxLength": hi})}
@@ -38,7 +39,8 @@ TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "
 
 
 def _strings(key: str, seed: int = 0) -> list[str]:
-    """Strings at and around the bounds: blank, with the class's character at the start, middle or end."""
+    """Strings at and around the bounds: blank, with the class's character at the start, middle or end (a
+    newline after the first character: ``not_blank``'s first character may not be one, the rest may)."""
     _, lo, hi = CASES[key]
     top = (hi if hi is not None else lo + 40) + 2
     rng = random.Random(seed)
@@ -50,6 +52,8 @@ def _strings(key: str, seed: int = 0) -> list[str]:
         for where in (0, n // 2, n - 1):
             if n > 0:
                 chars = [rng.choice(" a\t") for _ in range(n)]
+                if n > 2:
+                    chars[1] = rng.choice(" \n")
                 chars[where] = rng.choice("*?7x")  # (no newline: Python's $ also matches before a last one)
                 out.append("".join(chars))
     return out
@@ -112,7 +116,8 @@ def test_small_at_large_lengths() -> None:
     assert len(seen) < 1_000, len(seen)  # (264 on 6 Dec: about 15 per halving)
 
 
-@pytest.mark.parametrize(("pattern", "lo", "hi"), [("\\S", 1, 9), ("[ab]", 3, 12), ("[ab]", 0, 7), ("x", 5, None)])
+@pytest.mark.parametrize(("pattern", "lo", "hi"), [("\\S", 1, 9), ("[ab]", 3, 12), ("[ab]", 0, 7), ("x", 5, None),
+                                                ("^(?!\\s*$).+", 2, 7), ("^(?![ a]*$)[ab ]", 0, 6)])
 def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) -> None:
     """The split itself, against Python's ``re`` and the lengths, over every string of ``' '``, ``a``, ``b``
     and ``x`` up to 8 characters (no engine in the way)."""
