@@ -107,6 +107,12 @@ REALISTIC: dict[str, dict[str, Any]] = {
         "color": {"type": "string", "pattern": "(?i)^#[0-9a-f]{6}$"},
         "tag": {"type": "string", "not": {"pattern": "^x-"}, "allOf": [{"pattern": "^[a-z-]+$"}]}},
         "required": ["username", "password"]},
+    # OpenAPI-style text fields: a pattern that asks for one non-blank character, met with its lengths
+    "ticket_fields": {"type": "object", "properties": {
+        "title": {"type": "string", "pattern": "\\S", "minLength": 1, "maxLength": 255},
+        "body": {"type": "string", "pattern": "^(?!\\s*$).+", "maxLength": 65535},
+        "glob": {"type": "string", "pattern": "[*?\\[]", "maxLength": 1024}},
+        "required": ["title"]},
 }
 
 
