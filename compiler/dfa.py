@@ -445,6 +445,27 @@ def first_of_class(e: Expr) -> tuple[tuple[Chars, Chars] | None, Chars, Chars, C
     return (n0, x0 if x0 is not None else Chars(())), n, x, rest
 
 
+def small_dfa(e: Expr, max_states: int) -> tuple[dict[int, dict[int, Chars]], set[int]] | None:
+    """``e``'s minimal DFA, live states only, as ``(moves, accepting)``: ``moves[q][r]`` the characters that go from
+    ``q`` to ``r``; the start is 0.  None past ``max_states`` live states, or when ``e`` matches nothing."""
+    try:
+        trans, accepting, starts = build_dfa(e)
+    except DfaLimit:
+        return None
+    trans, accepting = minimize(trans, accepting)
+    live = _live(trans, accepting)
+    if 0 not in live or len(live) > max_states:
+        return None
+    moves: dict[int, dict[int, Chars]] = {}
+    for q in live:
+        by: dict[int, list[int]] = {}
+        for iv, t in trans[q].items():
+            if t in live:
+                by.setdefault(t, []).append(iv)
+        moves[q] = {t: Chars(_spans(ivs, starts)) for t, ivs in by.items()}
+    return moves, accepting & live
+
+
 def class_char(cp: int) -> str:
     """One code point inside a regex character class (Python ``re`` and Lark), escaped where it must be."""
     ch = chr(cp)

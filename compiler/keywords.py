@@ -101,7 +101,7 @@ NOTES: dict[str, str] = {
     "minProperties": f"at most {100} (counted members)",
     "maxProperties": f"at most {100} (counted members)",
     "pattern": "ECMAScript subset (top-level look-arounds included); together with minLength/maxLength: intersected "
-               "where exact (one variable part, or one character of a class somewhere)",
+               "where exact (one variable part, one character of a class somewhere, or a DFA of at most 4 states)",
     "dependentRequired": "member by member; a name `properties` does not declare is a member where it may "
                          "appear as an extra key",
     "dependencies": "the array form, as dependentRequired; the schema form, as dependentSchemas",

@@ -24,7 +24,17 @@ from typing import NamedTuple
 from ..errors import EmptySchemaError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
 from .charsets import MAXCP, class_ranges, negate, subtract
-from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, first_of_class, intersection, minimize, tree_size
+from .dfa import (
+    DfaLimit,
+    build_dfa,
+    build_labeled_dfa,
+    dfa_expr,
+    first_of_class,
+    intersection,
+    minimize,
+    small_dfa,
+    tree_size,
+)
 from .ecmascript import ecmascript, flagged
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
 
@@ -167,7 +177,10 @@ def spell(e: Expr, char: Callable[[tuple[tuple[int, int], ...]], Expr],
         items = []
         for i in e.items:
             items.append(spell(i, char, done))
-        out = seq(*items) if isinstance(e, Seq) else alt(*items)
+        if isinstance(e, Seq):  # nested sequences stay whole (the length products share them: :func:`_pair`)
+            out = Seq(tuple(items)) if any(type(i) is Seq for i in e.items) else seq(*items)
+        else:
+            out = alt(*items)
     elif isinstance(e, Rep):
         out = Rep(spell(e.item, char, done), e.min, e.max)
     else:
@@ -214,9 +227,12 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
         return _restrict(e, lo, hi, pattern, branches)
     except UnsupportedSchemaError:
         shape = first_of_class(e)
-        if shape is None:
+        if shape is not None:
+            return _first_of_class_length(*shape, lo, hi)
+        counted = None if hi is None else _counted_dfa(e, lo, hi)
+        if counted is None:
             raise
-        return _first_of_class_length(*shape, lo, hi)
+        return counted.expr
 
 
 def _restrict(e: Expr, lo: int, hi: int | None, pattern: str, branches: int) -> Expr | None:
@@ -276,7 +292,7 @@ def _first_of_class_length(head: tuple[Chars, Chars] | None, n: Chars, x: Chars,
     comes from."""
     memo: dict[tuple[int, int | None], Expr | None] = {}
 
-    def within(lo: int, hi: int | None) -> Expr | None:
+    def between(lo: int, hi: int | None) -> Expr | None:
         lo = max(lo, 1)  # the empty string holds no X
         if hi is not None and lo > hi:
             return None
@@ -284,29 +300,113 @@ def _first_of_class_length(head: tuple[Chars, Chars] | None, n: Chars, x: Chars,
         if key not in memo:
             if hi is None:  # the first lo characters hold the X, or are all N
                 memo[key] = seq(Rep(n, 0, None), x, Rep(c, 0, None)) if lo == 1 else \
-                    alt(seq(within(lo, lo), Rep(c, 0, None)), seq(Rep(n, lo, None), x, Rep(c, 0, None)))
+                    alt(seq(between(lo, lo), Rep(c, 0, None)), seq(Rep(n, lo, None), x, Rep(c, 0, None)))
             elif hi == 1:
                 memo[key] = x
             else:
                 p = hi // 2
-                held = within(p, p)
-                after = within(lo - p, hi - p)
-                parts = [within(lo, p), seq(held, Rep(c, max(lo - p, 1), hi - p)) if held is not None else None,
+                held = between(p, p)
+                after = between(lo - p, hi - p)
+                parts = [between(lo, p), seq(held, Rep(c, max(lo - p, 1), hi - p)) if held is not None else None,
                          seq(Rep(n, p, p), after) if after is not None else None]
                 kept = [e for e in parts if e is not None]
                 memo[key] = alt(*kept) if kept else None
         return memo[key]
 
     if head is None:
-        return within(lo, hi)
+        return between(lo, hi)
     n0, x0 = head
     if hi is not None and max(lo, 1) > hi:
         return None
-    after = within(lo - 1, None if hi is None else hi - 1)
+    after = between(lo - 1, None if hi is None else hi - 1)
     parts = [seq(x0, Rep(c, max(lo - 1, 0), None if hi is None else hi - 1)) if x0.ranges else None,
              seq(n0, after) if after is not None else None]
     kept = [e for e in parts if e is not None]
     return alt(*kept) if kept else None
+
+
+#: the most live states of a pattern's DFA that :func:`_counted_dfa` counts, and the most parts it writes
+MAX_COUNTED_STATES = 4
+MAX_COUNTED_PARTS = 4_000
+
+
+class _Counted(NamedTuple):
+    expr: Expr | None
+
+
+def _counted_dfa(e: Expr, lo: int, hi: int) -> _Counted | None:
+    """The strings of ``e`` with ``lo`` to ``hi`` characters, from its minimal DFA (at most
+    :data:`MAX_COUNTED_STATES` states) by halving the length: the texts of exactly ``m`` characters from state ``q`` to
+    state ``r`` are those of ``m // 2`` from ``q`` to some ``s`` followed by those of the rest from ``s`` to ``r``;
+    the texts of ``lo`` to ``hi`` from ``q`` to acceptance are those of at most ``p = hi // 2``, or exactly ``p`` to
+    some ``s`` and then ``1`` to ``hi - p`` more.  Each part is one expression, shared wherever it recurs (the
+    printers write it once, as a rule), so there are O(states² · log hi) of them; unambiguous, since the state
+    after a given number of characters is one.  None past the caps (the caller refuses the pattern)."""
+    dfa = small_dfa(e, MAX_COUNTED_STATES)
+    if dfa is None:
+        return None
+    moves, accepting = dfa
+    exact_memo: dict[tuple[int, int], dict[int, Expr]] = {}
+    range_memo: dict[tuple[int, int, int], Expr | None] = {}
+    parts = 0
+
+    def exact(q: int, m: int) -> dict[int, Expr]:
+        """Texts of exactly ``m >= 1`` characters from ``q``, by the state they end in."""
+        nonlocal parts
+        key = (q, m)
+        if key not in exact_memo:
+            if m == 1:
+                exact_memo[key] = dict(moves[q])
+            else:
+                a = m // 2
+                by: dict[int, list[Expr]] = {}
+                for s, head in exact(q, a).items():
+                    for r, tail in exact(s, m - a).items():
+                        by.setdefault(r, []).append(_pair(head, tail))
+                parts += sum(len(v) for v in by.values())
+                if parts > MAX_COUNTED_PARTS:
+                    raise DfaLimit(f"more than {MAX_COUNTED_PARTS} parts")
+                exact_memo[key] = {r: alt(*v) for r, v in by.items()}
+        return exact_memo[key]
+
+    def counted(q: int, lo: int, hi: int) -> Expr | None:
+        """Texts of ``lo`` to ``hi`` characters from ``q`` that end in an accepting state."""
+        nonlocal parts
+        lo = max(lo, 0)
+        if lo > hi:
+            return None
+        key = (q, lo, hi)
+        if key not in range_memo:
+            found: list[Expr] = [EMPTY] if lo == 0 and q in accepting else []
+            if hi == 1:
+                found += [c for r, c in moves[q].items() if r in accepting]
+            elif hi > 1:
+                p = hi // 2
+                short = counted(q, max(lo, 1), p)
+                if short is not None:
+                    found.append(short)
+                for s, head in exact(q, p).items():
+                    tail = counted(s, max(lo - p, 1), hi - p)
+                    if tail is not None:
+                        found.append(_pair(head, tail))
+                parts += len(found)
+                if parts > MAX_COUNTED_PARTS:
+                    raise DfaLimit(f"more than {MAX_COUNTED_PARTS} parts")
+            range_memo[key] = alt(*found) if found else None
+        return range_memo[key]
+
+    try:
+        return _Counted(counted(0, lo, hi))
+    except DfaLimit:
+        return None
+
+
+def _pair(head: Expr, tail: Expr) -> Expr:
+    """``head`` then ``tail``, each kept whole (:func:`~.ir.seq` would flatten a sequence into its items, and a part
+    shared by many would then be spelled out in each: the halving's size is in the sharing)."""
+    if head == EMPTY or tail == EMPTY:
+        return seq(head, tail)
+    return Seq((head, tail))
 
 
 @lru_cache(maxsize=1024)

@@ -33,9 +33,16 @@ CASES: dict[str, tuple[str, int, int | None]] = {
     "open": ("\\S", 70, None),
     "not_blank": ("^(?!\\s*$).+", 1, 255),  # a first character of its own: not a newline
 }
+#: argument -> (pattern, minLength, maxLength, alphabet): patterns of another shape whose minimal DFA is small
+#: (:func:`toolgram.compiler.regex._counted_dfa`, halving the length over its states)
+COUNTED: dict[str, tuple[str, int, int, str]] = {
+    "words": ("^[a-z]+( [a-z]+)*$", 1, 300, "ab "),
+    "trimmed": ("^(?!\\s)(?!.*\\s$).*$", 2, 255, "ab \t"),
+    "ab_c": ("^(ab|c)+$", 3, 70, "abc"),
+}
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
-    k: {"type": "string", "pattern": p, "minLength": lo, **({} if hi is None else {"maxLength": hi})}
-    for k, (p, lo, hi) in CASES.items()}}}}]
+    k: {"type": "string", "pattern": v[0], "minLength": v[1], **({} if v[2] is None else {"maxLength": v[2]})}
+    for k, v in {**CASES, **COUNTED}.items()}}}}]
 
 
 def _strings(key: str, seed: int = 0) -> list[str]:
@@ -59,12 +66,34 @@ def _strings(key: str, seed: int = 0) -> list[str]:
     return out
 
 
+def _counted_strings(key: str, seed: int = 0) -> list[str]:
+    """Strings over the case's alphabet at and around the bounds: random ones, and ones built to match (words
+    joined by one space, ``ab``/``c`` tokens, text between two letters), cut or padded to the length."""
+    _, lo, hi, alphabet = COUNTED[key]
+    rng = random.Random(seed)
+    out = []
+    for n in sorted({0, 1, 2, lo - 1, lo, lo + 1, (lo + hi) // 2, hi - 1, hi, hi + 1}):
+        if n < 0:
+            continue
+        out.append("".join(rng.choice(alphabet) for _ in range(n)))
+        if key == "words":
+            text = " ".join("ab"[: rng.randint(1, 2)] for _ in range(n))[:n].rstrip()
+            out.append(text + "a" * (n - len(text)))
+        elif key == "ab_c":
+            out.append("".join(rng.choice(["ab", "c"]) for _ in range(n))[:n])
+        elif n >= 2:
+            out.append("a" + "".join(rng.choice(alphabet) for _ in range(n - 2)) + "b")
+    return out
+
+
 def _instances(fmt: str) -> list[tuple[str, str, bool]]:
     out = []
-    for key, (pattern, lo, hi) in CASES.items():
+    cases = {**{k: (p, lo, hi, _strings(k)) for k, (p, lo, hi) in CASES.items()},
+             **{k: (p, lo, hi, _counted_strings(k)) for k, (p, lo, hi, _) in COUNTED.items()}}
+    for key, (pattern, lo, hi, strings) in cases.items():
         schema = {"type": "string", "pattern": pattern, "minLength": lo, **({} if hi is None else {"maxLength": hi})}
         check = jsonschema.Draft202012Validator(schema)
-        for s in _strings(key):
+        for s in strings:
             if fmt == "qwen3_coder" and ("\n" in s or s != s.strip()):
                 continue  # raw XML text: the parsers trim a value's padding
             out.append((key, s, check.is_valid(s)))
@@ -76,7 +105,13 @@ def test_the_cases_take_the_new_path() -> None:
     for pattern, lo, hi in CASES.values():
         assert first_of_class(_pattern_ir(pattern, decoded_char)) is not None, pattern
         assert hi is None or hi > 64 or lo > 64, pattern
-    assert first_of_class(_pattern_ir("^[a-z]+( [a-z]+)*$", decoded_char)) is None
+    from toolgram.compiler.dfa import small_dfa
+    from toolgram.compiler.regex import MAX_COUNTED_STATES
+
+    for pattern, _, hi, _ in COUNTED.values():
+        decoded = _pattern_ir(pattern, decoded_char)
+        assert first_of_class(decoded) is None, pattern
+        assert small_dfa(decoded, MAX_COUNTED_STATES) is not None and hi > 64, pattern
 
 
 @pytest.mark.parametrize("fmt", ["hermes", "pythonic", "gemma4", "qwen3_coder"])
@@ -119,8 +154,9 @@ def test_small_at_large_lengths() -> None:
     assert len(seen) < 1_000, len(seen)  # (264 on 6 Dec: about 15 per halving)
 
 
-@pytest.mark.parametrize(("pattern", "lo", "hi"), [("\\S", 1, 9), ("[ab]", 3, 12), ("[ab]", 0, 7), ("x", 5, None),
-                                                ("^(?!\\s*$).+", 2, 7), ("^(?![ a]*$)[ab ]", 0, 6)])
+@pytest.mark.parametrize(("pattern", "lo", "hi"), [
+    ("\\S", 1, 9), ("[ab]", 3, 12), ("[ab]", 0, 7), ("x", 5, None), ("^(?!\\s*$).+", 2, 7), ("^(?![ a]*$)[ab ]", 0, 6),
+    ("^[ab]+( [ab]+)*$", 2, 7), ("^(ab|x)+$", 1, 8), ("^(?! )(?!.* $).*$", 1, 7)])
 def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) -> None:
     """The split itself, against Python's ``re`` and the lengths, over every string of ``' '``, ``a``, ``b``
     and ``x`` up to 8 characters (no engine in the way)."""
@@ -128,12 +164,18 @@ def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) ->
     import re
 
     from toolgram.compiler.dfa import dfa_regex
+    from toolgram.compiler.regex import _counted_dfa
 
-    decoded = restrict_length(_pattern_ir(pattern, decoded_char), lo, hi, pattern)
+    whole = _pattern_ir(pattern, decoded_char)
+    decoded = restrict_length(whole, lo, hi, pattern)
+    counted = None if hi is None else _counted_dfa(whole, lo, hi)  # the halving over states, on any small DFA
     assert decoded is not None
     rx = re.compile(dfa_regex(decoded))
+    rx_counted = None if counted is None or counted.expr is None else re.compile(dfa_regex(counted.expr))
     for n in range(9):
         for chars in itertools.product(" abx", repeat=n):
             s = "".join(chars)
             want = re.search(pattern, s) is not None and lo <= n and (hi is None or n <= hi)
             assert bool(rx.fullmatch(s)) == want, (pattern, lo, hi, s)
+            if rx_counted is not None:
+                assert bool(rx_counted.fullmatch(s)) == want, ("counted", pattern, lo, hi, s)

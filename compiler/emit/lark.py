@@ -144,6 +144,8 @@ class LarkPrinter:
         elif within is not None and not optional and tree_size(e) > WITHIN_MIN_NODES:
             # a pattern met with its lengths: the pattern alone, under a look-ahead that counts the text to its end
             loose, counted = within
+            if nullable(loose, self.g):  # ``e`` is not: its texts are the loose ones that are not empty
+                loose = _nonempty(loose, self.g)
             try:
                 alone = dfa_regex(loose, self.g) if path and backtracks(loose, self.g) else self.regex(loose)
             except DfaLimit:
