@@ -414,33 +414,25 @@ def first_of_class(e: Expr) -> tuple[tuple[Chars, Chars] | None, Chars, Chars, C
     has a state that loops on ``N`` and goes on ``X`` to an accepting state that loops on ``C`` (an unanchored
     one-character pattern, ``\\S``, ``[*?]``, ``.*[^ ].*$``), maybe after a start of its own (``^(?!\\s*$).+``);
     else None."""
-    try:
-        trans, accepting, starts = build_dfa(e)
-    except DfaLimit:
+    dfa = small_dfa(e, 3)
+    if dfa is None:
         return None
-    trans, accepting = minimize(trans, accepting)
-    live = _live(trans, accepting)
-    ends = accepting & live
-    if len(ends) != 1 or 0 in ends or not 2 <= len(live) <= 3:
+    moves, ends = dfa
+    live = set(moves)
+    if len(ends) != 1 or 0 in ends or len(live) < 2:
         return None
     (end,) = ends
-    moves = {s: {iv: t for iv, t in trans[s].items() if t in live} for s in live}
-
-    def chars(s: int, t: int) -> Chars | None:
-        ivs = [iv for iv, u in moves[s].items() if u == t]
-        return Chars(_spans(ivs, starts)) if ivs else None
-
-    rest = chars(end, end)
-    if rest is None or len(set(moves[end].values())) != 1:
+    rest = moves[end].get(end)
+    if rest is None or set(moves[end]) != {end}:
         return None
     (loop,) = live - {end} if len(live) == 2 else live - {end, 0}
-    n, x = chars(loop, loop), chars(loop, end)
-    if n is None or x is None or set(moves[loop].values()) != {loop, end}:
+    n, x = moves[loop].get(loop), moves[loop].get(end)
+    if n is None or x is None or set(moves[loop]) != {loop, end}:
         return None
     if loop == 0:
         return None, n, x, rest
-    x0, n0 = chars(0, end), chars(0, loop)
-    if n0 is None or not set(moves[0].values()) <= {loop, end}:
+    x0, n0 = moves[0].get(end), moves[0].get(loop)
+    if n0 is None or not set(moves[0]) <= {loop, end}:
         return None
     return (n0, x0 if x0 is not None else Chars(())), n, x, rest
 
