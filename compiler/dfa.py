@@ -440,13 +440,21 @@ def first_of_class(e: Expr) -> tuple[tuple[Chars, Chars] | None, Chars, Chars, C
 def small_dfa(e: Expr, max_states: int) -> tuple[dict[int, dict[int, Chars]], set[int]] | None:
     """``e``'s minimal DFA, live states only, as ``(moves, accepting)``: ``moves[q][r]`` the characters that go from
     ``q`` to ``r``; the start is 0.  None past ``max_states`` live states, or when ``e`` matches nothing."""
+    dfa = _live_dfa(e)
+    return None if dfa is None or len(dfa[0]) > max_states else dfa
+
+
+@lru_cache(maxsize=256)
+def _live_dfa(e: Expr) -> tuple[dict[int, dict[int, Chars]], set[int]] | None:
+    """:func:`small_dfa` without the cap, built once per expression (a length meet asks for the same pattern's
+    shape and then its counted product)."""
     try:
         trans, accepting, starts = build_dfa(e)
     except DfaLimit:
         return None
     trans, accepting = minimize(trans, accepting)
     live = _live(trans, accepting)
-    if 0 not in live or len(live) > max_states:
+    if 0 not in live:
         return None
     moves: dict[int, dict[int, Chars]] = {}
     for q in live:

@@ -38,6 +38,9 @@ from .dfa import (
 from .ecmascript import ecmascript, flagged
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
 
+#: how a value syntax spells one character from a set of code-point ranges (:func:`json_char`, :func:`raw_char` ...)
+Char = Callable[[tuple[tuple[int, int], ...]], Expr]
+
 
 class Patterns(NamedTuple):
     """The strings that match every pattern of ``all`` and none of ``none`` (a string schema's ``pattern``
@@ -48,7 +51,7 @@ class Patterns(NamedTuple):
 
 
 def pattern_to_ir(
-    pattern: str | Patterns, char: Callable[[tuple[tuple[int, int], ...]], Expr], path: str,
+    pattern: str | Patterns, char: Char, path: str,
     length: tuple[int, int | None] = (0, None),
 ) -> Expr:
     """The language of strings matching ``pattern`` (or a :class:`Patterns`: :func:`patterns_to_ir`);
@@ -101,7 +104,7 @@ MAX_MEET_NODES = 20_000
 
 
 def patterns_to_ir(
-    patterns: tuple[str, ...], char: Callable[[tuple[tuple[int, int], ...]], Expr], path: str,
+    patterns: tuple[str, ...], char: Char, path: str,
     length: tuple[int, int | None] = (0, None), excluded: tuple[str, ...] = (),
 ) -> Expr:
     """The strings matching every one of ``patterns`` (a ``format``'s and a ``pattern``) and none of ``excluded``,
@@ -135,9 +138,6 @@ def patterns_to_ir(
     return spell(met, char)
 
 
-Char = Callable[[tuple[tuple[int, int], ...]], Expr]
-
-
 def within(spelled: Callable[[Callable[[Char], Expr]], Expr], pattern: str | Patterns, where: str,
            length: tuple[int, int | None]) -> tuple[Expr, Expr] | None:
     """A length-bound pattern token's :attr:`~.ir.Token.within`: the pattern alone, and any text of ``length``,
@@ -159,8 +159,7 @@ def decoded_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
     return Chars(ranges, False)
 
 
-def spell(e: Expr, char: Callable[[tuple[tuple[int, int], ...]], Expr],
-          done: dict[Expr, Expr] | None = None) -> Expr:
+def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
     """A decoded regular expression (of :class:`Chars`, literals, sequences, choices, repetitions)
     with each character spelled by ``char(ranges)``, as a value syntax writes it.  A part the expression
     holds more than once is spelled once (``done``; the length products share theirs)."""
@@ -410,7 +409,7 @@ def _pair(head: Expr, tail: Expr) -> Expr:
 
 
 @lru_cache(maxsize=1024)
-def _pattern_ir(pattern: str, char: Callable[[tuple[tuple[int, int], ...]], Expr], path: None = None) -> Expr:
+def _pattern_ir(pattern: str, char: Char, path: None = None) -> Expr:
     try:
         tree = sre.parse(ecmascript(pattern))
     except UnsupportedSchemaError:
@@ -635,7 +634,7 @@ def json_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
 
 
 @cache
-def python_char(quote: str) -> Callable[[tuple[tuple[int, int], ...]], Expr]:
+def python_char(quote: str) -> Char:
     """Spell one decoded character inside a Python string quoted with ``quote``."""
     esc = {**{ord(ch): python_text.WRITTEN[ch] for ch in python_text.MUST_ESCAPE}, ord(quote): "\\" + quote}
     # characters the writer escapes that may also stand raw (a tab)
@@ -656,7 +655,7 @@ def python_char(quote: str) -> Callable[[tuple[tuple[int, int], ...]], Expr]:
 
 
 @cache
-def raw_char(forbidden: str) -> Callable[[tuple[tuple[int, int], ...]], Expr]:
+def raw_char(forbidden: str) -> Char:
     """Spell one character of raw text that may not contain any of ``forbidden``."""
     remove = tuple((ord(ch), ord(ch)) for ch in forbidden)
 
