@@ -174,3 +174,30 @@ def test_a_rule_used_elsewhere_keeps_its_body() -> None:
     # a node object shared by two rules counts its references once per use
     shared = seq(Lit("q"), Ref("c"))
     assert count_uses({"p": shared, "q": seq(Lit("y"), shared), "c": Lit("z")}) == {"c": 2}
+
+
+def _words(e: Expr) -> set[str]:
+    """The finite language of an expression of literals, sequences and alternations."""
+    if type(e) is Lit:
+        return {e.text}  # type: ignore[attr-defined]
+    if type(e) is Alt:
+        return set().union(*(_words(i) for i in e.items))  # type: ignore[attr-defined]
+    assert type(e) is Seq, e
+    out = {""}
+    for item in e.items:  # type: ignore[attr-defined]
+        out = {a + b for a in out for b in _words(item)}
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text("ab-01", max_size=5), min_size=2, max_size=30))
+def test_literal_alternations_factor_to_the_same_words(texts: list[str]) -> None:
+    """An alternation of literals alone (an enum's values) takes the string trie (``_factor_texts``):
+    the same words, no two branches beginning alike, and what a mixed alternation (the general path,
+    one branch not a literal) makes of the same literals."""
+    body = alt(*(Lit(t) for t in texts))
+    factored = left_factor(Grammar(rules={"root": body})).rules["root"]
+    assert _words(factored) == set(texts)
+    assert shared_beginnings(Grammar(rules={"root": factored})) == []
+    mixed = left_factor(Grammar(rules={"root": alt(body, Ref("r")), "r": Lit("ab"), "s": Ref("r")})).rules["root"]
+    assert mixed == alt(factored, Ref("r"))
