@@ -264,6 +264,9 @@ def _restrict(e: Expr, lo: int, hi: int | None, pattern: str, branches: int) -> 
         shape = first_of_class(e)  # one character of a class somewhere: the split, unambiguous and small
         if shape is not None:
             return _first_of_class_length(*shape, lo, hi)
+        counted = None if hi is None else _counted_dfa(e, lo, hi)  # a small automaton: halved, O(log hi) parts
+        if counted is not None:
+            return counted.expr
         for k in variable:  # spell out one choice (an alternation, a short repetition) and retry
             item = items[k]
             if isinstance(item, Rep) and item.max is not None and item.max - item.min < 8:
@@ -325,7 +328,7 @@ def _first_of_class_length(head: tuple[Chars, Chars] | None, n: Chars, x: Chars,
 
 
 #: the most live states of a pattern's DFA that :func:`_counted_dfa` counts, and the most parts it writes
-MAX_COUNTED_STATES = 4
+MAX_COUNTED_STATES = 64
 MAX_COUNTED_PARTS = 4_000
 
 
@@ -347,7 +350,14 @@ def _counted_dfa(e: Expr, lo: int, hi: int) -> _Counted | None:
     moves, accepting = dfa
     exact_memo: dict[tuple[int, int], dict[int, Expr]] = {}
     range_memo: dict[tuple[int, int, int], Expr | None] = {}
+    canon: dict[Expr, Expr] = {}
     parts = 0
+
+    def one(x: Expr) -> Expr:
+        """``x``, or the equal part made before it: equal parts are one object, so comparing two (in
+        ``alt``'s de-duplication, in :func:`spell`'s memo) stops at their children's identity, where
+        equal copies were compared all the way down (seconds at 7 states and ``maxLength: 4096``)."""
+        return canon.setdefault(x, x)
 
     def exact(q: int, m: int) -> dict[int, Expr]:
         """Texts of exactly ``m >= 1`` characters from ``q``, by the state they end in."""
@@ -361,11 +371,11 @@ def _counted_dfa(e: Expr, lo: int, hi: int) -> _Counted | None:
                 by: dict[int, list[Expr]] = {}
                 for s, head in exact(q, a).items():
                     for r, tail in exact(s, m - a).items():
-                        by.setdefault(r, []).append(_pair(head, tail))
+                        by.setdefault(r, []).append(one(_pair(head, tail)))
                 parts += sum(len(v) for v in by.values())
                 if parts > MAX_COUNTED_PARTS:
                     raise DfaLimit(f"more than {MAX_COUNTED_PARTS} parts")
-                exact_memo[key] = {r: alt(*v) for r, v in by.items()}
+                exact_memo[key] = {r: one(alt(*v)) for r, v in by.items()}
         return exact_memo[key]
 
     def counted(q: int, lo: int, hi: int) -> Expr | None:
@@ -387,11 +397,11 @@ def _counted_dfa(e: Expr, lo: int, hi: int) -> _Counted | None:
                 for s, head in exact(q, p).items():
                     tail = counted(s, max(lo - p, 1), hi - p)
                     if tail is not None:
-                        found.append(_pair(head, tail))
+                        found.append(one(_pair(head, tail)))
                 parts += len(found)
                 if parts > MAX_COUNTED_PARTS:
                     raise DfaLimit(f"more than {MAX_COUNTED_PARTS} parts")
-            range_memo[key] = alt(*found) if found else None
+            range_memo[key] = one(alt(*found)) if found else None
         return range_memo[key]
 
     try:

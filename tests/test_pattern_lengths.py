@@ -39,6 +39,7 @@ COUNTED: dict[str, tuple[str, int, int, str]] = {
     "words": ("^[a-z]+( [a-z]+)*$", 1, 300, "ab "),
     "trimmed": ("^(?!\\s)(?!.*\\s$).*$", 2, 255, "ab \t"),
     "ab_c": ("^(ab|c)+$", 3, 70, "abc"),
+    "email": ("^[a-z0-9.]+@[a-z0-9.-]+\\.[a-z]{2,}$", 6, 120, "a.@"),  # 7 states (refused before 6 Dec)
 }
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
     k: {"type": "string", "pattern": v[0], "minLength": v[1], **({} if v[2] is None else {"maxLength": v[2]})}
@@ -81,6 +82,9 @@ def _counted_strings(key: str, seed: int = 0) -> list[str]:
             out.append(text + "a" * (n - len(text)))
         elif key == "ab_c":
             out.append("".join(rng.choice(["ab", "c"]) for _ in range(n))[:n])
+        elif key == "email" and n >= 5:
+            at = rng.randint(1, n - 4)
+            out.append("a" * at + "@" + "b" * (n - at - 4) + ".co")
         elif n >= 2:
             out.append("a" + "".join(rng.choice(alphabet) for _ in range(n - 2)) + "b")
     return out
@@ -156,7 +160,8 @@ def test_small_at_large_lengths() -> None:
 
 @pytest.mark.parametrize(("pattern", "lo", "hi"), [
     ("\\S", 1, 9), ("[ab]", 3, 12), ("[ab]", 0, 7), ("x", 5, None), ("^(?!\\s*$).+", 2, 7), ("^(?![ a]*$)[ab ]", 0, 6),
-    ("^[ab]+( [ab]+)*$", 2, 7), ("^(ab|x)+$", 1, 8), ("^(?! )(?!.* $).*$", 1, 7)])
+    ("^[ab]+( [ab]+)*$", 2, 7), ("^(ab|x)+$", 1, 8), ("^(?! )(?!.* $).*$", 1, 7),
+    ("^[ab]+x[ab ]+ [ab]{2,}$", 6, 8), ("^a?b+ b+ b+( [abx]+)?$", 5, 8)])
 def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) -> None:
     """The split itself, against Python's ``re`` and the lengths, over every string of ``' '``, ``a``, ``b``
     and ``x`` up to 8 characters (no engine in the way)."""
