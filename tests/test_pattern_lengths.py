@@ -16,7 +16,9 @@ from typing import Any
 
 import jsonschema
 import pytest
-from strategies import engine_results
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import SLOW, engine_results
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.dfa import first_of_class
 from toolgram.compiler.regex import _pattern_ir, decoded_char, restrict_length
@@ -184,3 +186,40 @@ def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) ->
             assert bool(rx.fullmatch(s)) == want, (pattern, lo, hi, s)
             if rx_counted is not None:
                 assert bool(rx_counted.fullmatch(s)) == want, ("counted", pattern, lo, hi, s)
+
+
+def _regexes() -> st.SearchStrategy[str]:
+    """Random ECMAScript patterns over ``' '``, ``a``, ``b`` and ``x``: classes, sequences, choices and
+    repetitions (bounded and not), anchored at either end or not."""
+    atoms = st.sampled_from(["a", "b", "x", " ", "[ab]", "[^a]", "\\S", "\\s", "."])
+    tree = st.recursive(atoms, lambda inner: st.one_of(
+        st.tuples(inner, inner).map("".join),
+        st.tuples(inner, inner).map(lambda t: f"(?:{t[0]}|{t[1]})"),
+        st.tuples(inner, st.sampled_from(["*", "+", "?", "{2}", "{1,3}", "{2,}"])).map(lambda t: f"(?:{t[0]}){t[1]}")),
+        max_leaves=8)
+    return st.tuples(st.sampled_from(["", "^"]), tree, st.sampled_from(["", "$"])).map("".join)
+
+
+@settings(max_examples=60 if not SLOW else 400, deadline=None)
+@given(pattern=_regexes(), lo=st.integers(0, 6), span=st.one_of(st.none(), st.integers(0, 4)))
+def test_random_patterns_within_lengths(pattern: str, lo: int, span: int | None) -> None:
+    """Whatever :func:`restrict_length` writes (refusing is allowed; the shape decides) is exactly the
+    pattern's strings of ``lo`` to ``hi`` characters, over every string of up to 6 of the four characters."""
+    import itertools
+    import re
+
+    from toolgram.compiler.dfa import dfa_regex
+
+    from toolgram.errors import UnsupportedSchemaError
+
+    hi = None if span is None else lo + span
+    try:
+        decoded = restrict_length(_pattern_ir(pattern, decoded_char), lo, hi, pattern)
+    except UnsupportedSchemaError:
+        return
+    rx = None if decoded is None else re.compile(dfa_regex(decoded))
+    for n in range(7):
+        for chars in itertools.product(" abx", repeat=n):
+            s = "".join(chars)
+            want = re.search(pattern, s) is not None and lo <= n and (hi is None or n <= hi)
+            assert (rx is not None and bool(rx.fullmatch(s))) == want, (pattern, lo, hi, s)
