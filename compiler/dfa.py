@@ -444,15 +444,37 @@ def small_dfa(e: Expr, max_states: int) -> tuple[dict[int, dict[int, Chars]], se
     return None if dfa is None or len(dfa[0]) > max_states else dfa
 
 
+def language_from(e: Expr, state: int, max_nodes: int) -> Expr:
+    """The words that take ``e``'s minimal DFA (:func:`small_dfa`'s states) from ``state`` to acceptance, as one
+    unambiguous expression (:func:`dfa_expr`, the state put first); :class:`DfaLimit` past ``max_nodes``."""
+    dfa = _minimal(e)
+    if dfa is None:
+        raise DfaLimit("no automaton")
+    trans, accepting, starts = dfa
+    swap = {0: state, state: 0}  # an involution: new state q is old state swap(q)
+    moved = [{iv: swap.get(t, t) for iv, t in trans[swap.get(q, q)].items()} for q in range(len(trans))]
+    return dfa_expr(moved, {swap.get(a, a) for a in accepting}, starts, max_nodes=max_nodes)
+
+
 @lru_cache(maxsize=256)
-def _live_dfa(e: Expr) -> tuple[dict[int, dict[int, Chars]], set[int]] | None:
-    """:func:`small_dfa` without the cap, built once per expression (a length meet asks for the same pattern's
-    shape and then its counted product)."""
+def _minimal(e: Expr) -> tuple[list[dict[int, int]], set[int], list[int]] | None:
+    """``e``'s minimal DFA as ``(trans, accepting, starts)``, built once per expression; None past the caps."""
     try:
         trans, accepting, starts = build_dfa(e)
     except DfaLimit:
         return None
     trans, accepting = minimize(trans, accepting)
+    return trans, accepting, starts
+
+
+@lru_cache(maxsize=256)
+def _live_dfa(e: Expr) -> tuple[dict[int, dict[int, Chars]], set[int]] | None:
+    """:func:`small_dfa` without the cap, built once per expression (a length meet asks for the same pattern's
+    shape and then its counted product)."""
+    dfa = _minimal(e)
+    if dfa is None:
+        return None
+    trans, accepting, starts = dfa
     live = _live(trans, accepting)
     if 0 not in live:
         return None

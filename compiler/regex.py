@@ -31,6 +31,7 @@ from .dfa import (
     dfa_expr,
     first_of_class,
     intersection,
+    language_from,
     minimize,
     small_dfa,
     tree_size,
@@ -228,7 +229,7 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
         shape = first_of_class(e)
         if shape is not None:
             return _first_of_class_length(*shape, lo, hi)
-        counted = None if hi is None else _counted_dfa(e, lo, hi)
+        counted = _counted_dfa(e, lo, hi)
         if counted is None:
             raise
         return counted.expr
@@ -264,7 +265,7 @@ def _restrict(e: Expr, lo: int, hi: int | None, pattern: str, branches: int) -> 
         shape = first_of_class(e)  # one character of a class somewhere: the split, unambiguous and small
         if shape is not None:
             return _first_of_class_length(*shape, lo, hi)
-        counted = None if hi is None else _counted_dfa(e, lo, hi)  # a small automaton: halved, O(log hi) parts
+        counted = _counted_dfa(e, lo, hi)  # a small automaton: halved, O(log hi) parts
         if counted is not None:
             return counted.expr
         for k in variable:  # spell out one choice (an alternation, a short repetition) and retry
@@ -336,12 +337,13 @@ class _Counted(NamedTuple):
     expr: Expr | None
 
 
-def _counted_dfa(e: Expr, lo: int, hi: int) -> _Counted | None:
+def _counted_dfa(e: Expr, lo: int, hi: int | None) -> _Counted | None:
     """The strings of ``e`` with ``lo`` to ``hi`` characters, from its minimal DFA (at most
     :data:`MAX_COUNTED_STATES` states) by halving the length: the texts of exactly ``m`` characters from state ``q`` to
     state ``r`` are those of ``m // 2`` from ``q`` to some ``s`` followed by those of the rest from ``s`` to ``r``;
     the texts of ``lo`` to ``hi`` from ``q`` to acceptance are those of at most ``p = hi // 2``, or exactly ``p`` to
-    some ``s`` and then ``1`` to ``hi - p`` more.  Each part is one expression, shared wherever it recurs (the
+    some ``s`` and then ``1`` to ``hi - p`` more; with no ``hi``, exactly ``lo`` to some ``s``, then any text from
+    ``s`` to acceptance (:func:`~.dfa.language_from`).  Each part is one expression, shared wherever it recurs (the
     printers write it once, as a rule), so there are O(states² · log hi) of them; unambiguous, since the state
     after a given number of characters is one.  None past the caps (the caller refuses the pattern)."""
     dfa = small_dfa(e, MAX_COUNTED_STATES)
@@ -405,7 +407,12 @@ def _counted_dfa(e: Expr, lo: int, hi: int) -> _Counted | None:
         return range_memo[key]
 
     try:
-        return _Counted(counted(0, lo, hi))
+        if hi is not None:
+            return _Counted(counted(0, lo, hi))
+        if lo == 0:
+            return _Counted(e)
+        found = [one(_pair(head, language_from(e, s, MAX_MEET_NODES))) for s, head in exact(0, lo).items()]
+        return _Counted(one(alt(*found)) if found else None)
     except DfaLimit:
         return None
 

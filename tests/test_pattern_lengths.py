@@ -37,11 +37,12 @@ CASES: dict[str, tuple[str, int, int | None]] = {
 }
 #: argument -> (pattern, minLength, maxLength, alphabet): patterns of another shape whose minimal DFA is small
 #: (:func:`toolgram.compiler.regex._counted_dfa`, halving the length over its states)
-COUNTED: dict[str, tuple[str, int, int, str]] = {
+COUNTED: dict[str, tuple[str, int, int | None, str]] = {
     "words": ("^[a-z]+( [a-z]+)*$", 1, 300, "ab "),
     "trimmed": ("^(?!\\s)(?!.*\\s$).*$", 2, 255, "ab \t"),
     "ab_c": ("^(ab|c)+$", 3, 70, "abc"),
     "email": ("^[a-z0-9.]+@[a-z0-9.-]+\\.[a-z]{2,}$", 6, 120, "a.@"),  # 7 states (refused before 6 Dec)
+    "slug": ("^[a-z]+(-[a-z]+)*$", 3, None, "a-"),  # minLength alone: exactly 3, then any text from there
 }
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
     k: {"type": "string", "pattern": v[0], "minLength": v[1], **({} if v[2] is None else {"maxLength": v[2]})}
@@ -72,7 +73,8 @@ def _strings(key: str, seed: int = 0) -> list[str]:
 def _counted_strings(key: str, seed: int = 0) -> list[str]:
     """Strings over the case's alphabet at and around the bounds: random ones, and ones built to match (words
     joined by one space, ``ab``/``c`` tokens, text between two letters), cut or padded to the length."""
-    _, lo, hi, alphabet = COUNTED[key]
+    _, lo, top, alphabet = COUNTED[key]
+    hi = lo + 40 if top is None else top
     rng = random.Random(seed)
     out = []
     for n in sorted({0, 1, 2, lo - 1, lo, lo + 1, (lo + hi) // 2, hi - 1, hi, hi + 1}):
@@ -117,7 +119,7 @@ def test_the_cases_take_the_new_path() -> None:
     for pattern, _, hi, _ in COUNTED.values():
         decoded = _pattern_ir(pattern, decoded_char)
         assert first_of_class(decoded) is None, pattern
-        assert small_dfa(decoded, MAX_COUNTED_STATES) is not None and hi > 64, pattern
+        assert small_dfa(decoded, MAX_COUNTED_STATES) is not None and (hi is None or hi > 64), pattern
 
 
 @pytest.mark.parametrize("fmt", ["hermes", "pythonic", "gemma4", "qwen3_coder"])
@@ -163,7 +165,8 @@ def test_small_at_large_lengths() -> None:
 @pytest.mark.parametrize(("pattern", "lo", "hi"), [
     ("\\S", 1, 9), ("[ab]", 3, 12), ("[ab]", 0, 7), ("x", 5, None), ("^(?!\\s*$).+", 2, 7), ("^(?![ a]*$)[ab ]", 0, 6),
     ("^[ab]+( [ab]+)*$", 2, 7), ("^(ab|x)+$", 1, 8), ("^(?! )(?!.* $).*$", 1, 7),
-    ("^[ab]+x[ab ]+ [ab]{2,}$", 6, 8), ("^a?b+ b+ b+( [abx]+)?$", 5, 8)])
+    ("^[ab]+x[ab ]+ [ab]{2,}$", 6, 8), ("^a?b+ b+ b+( [abx]+)?$", 5, 8), ("^[ab]+( [ab]+)*$", 4, None),
+    ("^a?b+ b+ b+( [abx]+)?$", 7, None), ("^(ab|x)+$", 3, None)])
 def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) -> None:
     """The split itself, against Python's ``re`` and the lengths, over every string of ``' '``, ``a``, ``b``
     and ``x`` up to 8 characters (no engine in the way)."""
