@@ -22,6 +22,12 @@ from .ir import EMPTY, Alt, Chars, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt
 MAX_STATES = 2000
 #: longest regex text for one pattern
 MAX_REGEX = 200_000
+#: caps of a patterns' intersection written out (:func:`.regex.patterns_to_ir`): DFA states, expression nodes
+MAX_MEET_STATES = 200
+MAX_MEET_NODES = 20_000
+#: the first code point past Unicode (and apart from it) that stands for a mark: a run of fixed-length items read as
+#: one symbol (:func:`.lengths._marked`); no character class holds one, and the automata keep each apart
+MARKS = MAXCP + 0x10001
 
 
 class DfaLimit(Exception):
@@ -105,13 +111,15 @@ def _closure(nfa: _Nfa, nodes: set[int]) -> frozenset[int]:
     return frozenset(out)
 
 
-def build_dfa(e: Expr, grammar: Grammar | None = None) -> tuple[list[dict[int, int]], set[int], list[int]]:
-    """``(transitions by interval index, accepting states, interval starts)``; state 0 is the start."""
-    trans, labels, starts = build_labeled_dfa((e,), grammar)
+def build_dfa(e: Expr, grammar: Grammar | None = None, max_states: int = MAX_STATES
+              ) -> tuple[list[dict[int, int]], set[int], list[int]]:
+    """``(transitions by interval index, accepting states, interval starts)``; state 0 is the start;
+    :class:`DfaLimit` past ``max_states`` states."""
+    trans, labels, starts = build_labeled_dfa((e,), grammar, max_states)
     return trans, {s for s, lab in enumerate(labels) if lab}, starts
 
 
-def build_labeled_dfa(exprs: tuple[Expr, ...], grammar: Grammar | None = None
+def build_labeled_dfa(exprs: tuple[Expr, ...], grammar: Grammar | None = None, max_states: int = MAX_STATES
                       ) -> tuple[list[dict[int, int]], list[frozenset[int]], list[int]]:
     """One DFA for several expressions at once: ``(transitions by interval index, labels, interval
     starts)``; ``labels[s]`` holds the indices of the expressions that accept in state ``s``, so a
@@ -129,8 +137,10 @@ def build_labeled_dfa(exprs: tuple[Expr, ...], grammar: Grammar | None = None
         for rs, _ in moves:
             for lo, hi in rs:
                 points.add(lo)
-                if hi < MAXCP:
+                if hi < MAXCP or hi >= MARKS:
                     points.add(hi + 1)
+                if hi >= MARKS:  # the gap past Unicode: no class runs into the marks
+                    points.add(MAXCP + 1)
     starts = sorted(points)
     first = _closure(nfa, {start})
     ids = {first: 0}
@@ -151,8 +161,8 @@ def build_labeled_dfa(exprs: tuple[Expr, ...], grammar: Grammar | None = None
         for iv, ts in targets.items():
             nxt = _closure(nfa, ts)
             if nxt not in ids:
-                if len(order) >= MAX_STATES:
-                    raise DfaLimit(f"more than {MAX_STATES} DFA states")
+                if len(order) >= max_states:
+                    raise DfaLimit(f"more than {max_states} DFA states")
                 ids[nxt] = len(order)
                 order.append(nxt)
             row[iv] = ids[nxt]
@@ -414,7 +424,7 @@ def first_of_class(e: Expr) -> tuple[tuple[Chars, Chars] | None, Chars, Chars, C
     has a state that loops on ``N`` and goes on ``X`` to an accepting state that loops on ``C`` (an unanchored
     one-character pattern, ``\\S``, ``[*?]``, ``.*[^ ].*$``), maybe after a start of its own (``^(?!\\s*$).+``);
     else None."""
-    dfa = small_dfa(e, 3)
+    dfa = small_dfa(e, 3, max_built=64)
     if dfa is None:
         return None
     moves, ends = dfa
@@ -437,17 +447,20 @@ def first_of_class(e: Expr) -> tuple[tuple[Chars, Chars] | None, Chars, Chars, C
     return (n0, x0 if x0 is not None else Chars(())), n, x, rest
 
 
-def small_dfa(e: Expr, max_states: int) -> tuple[dict[int, dict[int, Chars]], set[int]] | None:
+def small_dfa(e: Expr, max_states: int, max_built: int = MAX_STATES
+              ) -> tuple[dict[int, dict[int, Chars]], set[int]] | None:
     """``e``'s minimal DFA, live states only, as ``(moves, accepting)``: ``moves[q][r]`` the characters that go from
-    ``q`` to ``r``; the start is 0.  None past ``max_states`` live states, or when ``e`` matches nothing."""
-    dfa = _live_dfa(e)
+    ``q`` to ``r``; the start is 0.  None past ``max_states`` live states, or when ``e`` matches nothing, or when its
+    DFA before minimizing has more than ``max_built`` states (the minimizing is quadratic in them: a caller that
+    wants a small automaton says how large a start it will pay for)."""
+    dfa = _live_dfa(e, max_built)
     return None if dfa is None or len(dfa[0]) > max_states else dfa
 
 
-def language_from(e: Expr, state: int, max_nodes: int) -> Expr:
+def language_from(e: Expr, state: int, max_nodes: int, max_built: int = MAX_STATES) -> Expr:
     """The words that take ``e``'s minimal DFA (:func:`small_dfa`'s states) from ``state`` to acceptance, as one
     unambiguous expression (:func:`dfa_expr`, the state put first); :class:`DfaLimit` past ``max_nodes``."""
-    dfa = _minimal(e)
+    dfa = _minimal(e, max_built)
     if dfa is None:
         raise DfaLimit("no automaton")
     trans, accepting, starts = dfa
@@ -457,10 +470,10 @@ def language_from(e: Expr, state: int, max_nodes: int) -> Expr:
 
 
 @lru_cache(maxsize=256)
-def _minimal(e: Expr) -> tuple[list[dict[int, int]], set[int], list[int]] | None:
+def _minimal(e: Expr, max_built: int = MAX_STATES) -> tuple[list[dict[int, int]], set[int], list[int]] | None:
     """``e``'s minimal DFA as ``(trans, accepting, starts)``, built once per expression; None past the caps."""
     try:
-        trans, accepting, starts = build_dfa(e)
+        trans, accepting, starts = build_dfa(e, max_states=max_built)
     except DfaLimit:
         return None
     trans, accepting = minimize(trans, accepting)
@@ -468,10 +481,10 @@ def _minimal(e: Expr) -> tuple[list[dict[int, int]], set[int], list[int]] | None
 
 
 @lru_cache(maxsize=256)
-def _live_dfa(e: Expr) -> tuple[dict[int, dict[int, Chars]], set[int]] | None:
+def _live_dfa(e: Expr, max_built: int = MAX_STATES) -> tuple[dict[int, dict[int, Chars]], set[int]] | None:
     """:func:`small_dfa` without the cap, built once per expression (a length meet asks for the same pattern's
     shape and then its counted product)."""
-    dfa = _minimal(e)
+    dfa = _minimal(e, max_built)
     if dfa is None:
         return None
     trans, accepting, starts = dfa

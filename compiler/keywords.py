@@ -101,8 +101,9 @@ NOTES: dict[str, str] = {
     "minProperties": f"at most {100} (counted members)",
     "maxProperties": f"at most {100} (counted members)",
     "pattern": "ECMAScript subset (top-level look-arounds included); together with minLength/maxLength: intersected "
-               "where exact (one variable part, one character of a class somewhere, or a DFA of at most 64 states "
-               "whose counted product has at most 4,000 parts: an email-like pattern of 7 states under maxLength 4096)",
+               "where exact (one variable part, one character of a class somewhere, or a DFA of at most 64 states, "
+               "each run of fixed-length parts read as one mark, whose counted product has at most 4,000 parts: an "
+               "email-like pattern of 7 states under maxLength 4096, an AWS ARN under maxLength 2048)",
     "dependentRequired": "member by member; a name `properties` does not declare is a member where it may "
                          "appear as an extra key",
     "dependencies": "the array form, as dependentRequired; the schema form, as dependentSchemas",

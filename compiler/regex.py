@@ -25,19 +25,19 @@ from ..errors import EmptySchemaError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
 from .charsets import MAXCP, class_ranges, negate, subtract
 from .dfa import (
+    MAX_MEET_NODES,
+    MAX_MEET_STATES,
     DfaLimit,
     build_dfa,
     build_labeled_dfa,
     dfa_expr,
-    first_of_class,
     intersection,
-    language_from,
     minimize,
-    small_dfa,
     tree_size,
 )
 from .ecmascript import ecmascript, flagged
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
+from .lengths import restrict_length, span
 
 #: how a value syntax spells one character from a set of code-point ranges (:func:`json_char`, :func:`raw_char` ...)
 Char = Callable[[tuple[tuple[int, int], ...]], Expr]
@@ -97,11 +97,6 @@ def writable(pattern: str | Patterns, length: tuple[int, int | None] = (0, None)
     except EmptySchemaError:
         return True
     return True
-
-
-#: caps of a patterns' intersection written out (:func:`patterns_to_ir`): DFA states, expression nodes
-MAX_MEET_STATES = 200
-MAX_MEET_NODES = 20_000
 
 
 def patterns_to_ir(
@@ -177,7 +172,7 @@ def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
         items = []
         for i in e.items:
             items.append(spell(i, char, done))
-        if isinstance(e, Seq):  # nested sequences stay whole (the length products share them: :func:`_pair`)
+        if isinstance(e, Seq):  # nested sequences stay whole (the length products share them: :func:`.lengths._pair`)
             out = Seq(tuple(items)) if any(type(i) is Seq for i in e.items) else seq(*items)
         else:
             out = alt(*items)
@@ -187,242 +182,6 @@ def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
         out = e  # EMPTY
     done[e] = out
     return out
-
-
-def _span(e: Expr) -> tuple[int, int | None]:
-    """The fewest and most characters of a decoded pattern expression (None: unbounded)."""
-    if isinstance(e, Chars):
-        return 1, 1
-    if isinstance(e, Lit):
-        return len(e.text), len(e.text)
-    if isinstance(e, Seq):
-        lo, hi = 0, 0
-        for i in e.items:
-            a, b = _span(i)
-            lo += a
-            hi = None if hi is None or b is None else hi + b
-        return lo, hi
-    if isinstance(e, Alt):
-        spans = [_span(i) for i in e.items]
-        his = [b for _, b in spans]
-        return min(a for a, _ in spans), None if None in his else max(his)  # type: ignore[type-var]
-    if isinstance(e, Rep):
-        a, b = _span(e.item)
-        return a * e.min, None if e.max is None or b is None else b * e.max
-    raise TypeError(e)
-
-
-#: Most alternatives one length intersection may spell out (a bounded repetition, a sequence's choices).
-MAX_LENGTH_BRANCHES = 64
-
-
-def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
-                    branches: int = MAX_LENGTH_BRANCHES) -> Expr | None:
-    """The strings of decoded expression ``e`` with ``lo`` to ``hi`` characters; None when there are
-    none.  Exact for the shapes patterns have (one variable part per sequence, repetitions of a
-    fixed-length item, alternatives of them), and for a language that asks for one character of a class
-    somewhere, however it is written (``^(?!\\s*$).+``: :func:`~.dfa.first_of_class`);
-    :class:`UnsupportedSchemaError` otherwise.  ``branches``: the most alternatives one step may spell out."""
-    try:
-        return _restrict(e, lo, hi, pattern, branches)
-    except UnsupportedSchemaError:
-        shape = first_of_class(e)
-        if shape is not None:
-            return _first_of_class_length(*shape, lo, hi)
-        counted = _counted_dfa(e, lo, hi)
-        if counted is None:
-            raise
-        return counted.expr
-
-
-def _restrict(e: Expr, lo: int, hi: int | None, pattern: str, branches: int) -> Expr | None:
-    """:func:`restrict_length` by the expression's shape."""
-    a, b = _span(e)
-    if (hi is not None and a > hi) or (b is not None and b < lo):
-        return None
-    if a >= lo and (hi is None or (b is not None and b <= hi)):
-        return e
-    if isinstance(e, Alt):
-        kept = [r for r in (_restrict(i, lo, hi, pattern, branches) for i in e.items) if r is not None]
-        return alt(*kept) if kept else None
-    if isinstance(e, Rep):
-        ia, ib = _span(e.item)
-        if ia == ib and ia > 0:
-            n_lo = max(e.min, -(-lo // ia))
-            n_hi = e.max if hi is None else (hi // ia if e.max is None else min(e.max, hi // ia))
-            return None if n_hi is not None and n_lo > n_hi else Rep(e.item, n_lo, n_hi)
-        if e.max is not None and e.max - e.min < 8:
-            return _restrict(alt(*(seq(*[e.item] * n) for n in range(e.min, e.max + 1))), lo, hi, pattern, branches)
-    if isinstance(e, Seq):
-        items = list(e.items)
-        spans = [_span(i) for i in items]
-        variable = [k for k, (x, y) in enumerate(spans) if x != y]
-        if len(variable) == 1:
-            k = variable[0]
-            fixed = sum(x for j, (x, _) in enumerate(spans) if j != k)
-            inner = _restrict(items[k], max(lo - fixed, 0), None if hi is None else hi - fixed, pattern, branches)
-            return None if inner is None else seq(*items[:k], inner, *items[k + 1:])
-        shape = first_of_class(e)  # one character of a class somewhere: the split, unambiguous and small
-        if shape is not None:
-            return _first_of_class_length(*shape, lo, hi)
-        counted = _counted_dfa(e, lo, hi)  # a small automaton: halved, O(log hi) parts
-        if counted is not None:
-            return counted.expr
-        for k in variable:  # spell out one choice (an alternation, a short repetition) and retry
-            item = items[k]
-            if isinstance(item, Rep) and item.max is not None and item.max - item.min < 8:
-                item = alt(*(seq(*[item.item] * n) for n in range(item.min, item.max + 1)))
-            elif isinstance(item, Rep) and hi is not None and _span(item.item)[0] > 0:
-                top = hi // _span(item.item)[0] if item.max is None else min(item.max, hi // _span(item.item)[0])
-                if top - item.min < branches:  # each count of its own (at most hi characters)
-                    item = alt(*(Rep(item.item, n, n) for n in range(item.min, top + 1)))
-            if isinstance(item, Alt) and len(item.items) <= branches:
-                kept = [_restrict(seq(*items[:k], choice, *items[k + 1:]), lo, hi, pattern, branches)
-                        for choice in item.items]
-                found = [r for r in kept if r is not None]
-                return alt(*found) if found else None
-    raise UnsupportedSchemaError(f"pattern {pattern!r} together with minLength/maxLength: the intersection "
-                                 "has no grammar toolgram can write")
-
-
-def _first_of_class_length(head: tuple[Chars, Chars] | None, n: Chars, x: Chars, c: Chars, lo: int,
-                           hi: int | None) -> Expr | None:
-    """The strings ``N^k X C^j`` (``head``: ``X0 C^j | N0 N^k X C^j``; :func:`~.dfa.first_of_class`) of ``lo`` to
-    ``hi`` characters; None when there are none.  Split at ``p = hi // 2``: a string of at most ``p`` characters, or
-    ``p`` characters holding the ``X`` then ``C``s, or ``p`` ``N``s then a shorter such string.  Each split halves
-    ``hi``, and the parts recur (the same expressions, which the printers write once as shared rules), so the
-    expression has O(log hi) distinct parts, with every count a native repetition; unambiguous, as the DFA it
-    comes from."""
-    memo: dict[tuple[int, int | None], Expr | None] = {}
-
-    def between(lo: int, hi: int | None) -> Expr | None:
-        lo = max(lo, 1)  # the empty string holds no X
-        if hi is not None and lo > hi:
-            return None
-        key = (lo, hi)
-        if key not in memo:
-            if hi is None:  # the first lo characters hold the X, or are all N
-                memo[key] = seq(Rep(n, 0, None), x, Rep(c, 0, None)) if lo == 1 else \
-                    alt(seq(between(lo, lo), Rep(c, 0, None)), seq(Rep(n, lo, None), x, Rep(c, 0, None)))
-            elif hi == 1:
-                memo[key] = x
-            else:
-                p = hi // 2
-                held = between(p, p)
-                after = between(lo - p, hi - p)
-                parts = [between(lo, p), seq(held, Rep(c, max(lo - p, 1), hi - p)) if held is not None else None,
-                         seq(Rep(n, p, p), after) if after is not None else None]
-                kept = [e for e in parts if e is not None]
-                memo[key] = alt(*kept) if kept else None
-        return memo[key]
-
-    if head is None:
-        return between(lo, hi)
-    n0, x0 = head
-    if hi is not None and max(lo, 1) > hi:
-        return None
-    after = between(lo - 1, None if hi is None else hi - 1)
-    parts = [seq(x0, Rep(c, max(lo - 1, 0), None if hi is None else hi - 1)) if x0.ranges else None,
-             seq(n0, after) if after is not None else None]
-    kept = [e for e in parts if e is not None]
-    return alt(*kept) if kept else None
-
-
-#: the most live states of a pattern's DFA that :func:`_counted_dfa` counts, and the most parts it writes
-MAX_COUNTED_STATES = 64
-MAX_COUNTED_PARTS = 4_000
-
-
-class _Counted(NamedTuple):
-    expr: Expr | None
-
-
-def _counted_dfa(e: Expr, lo: int, hi: int | None) -> _Counted | None:
-    """The strings of ``e`` with ``lo`` to ``hi`` characters, from its minimal DFA (at most
-    :data:`MAX_COUNTED_STATES` states) by halving the length: the texts of exactly ``m`` characters from state ``q`` to
-    state ``r`` are those of ``m // 2`` from ``q`` to some ``s`` followed by those of the rest from ``s`` to ``r``;
-    the texts of ``lo`` to ``hi`` from ``q`` to acceptance are those of at most ``p = hi // 2``, or exactly ``p`` to
-    some ``s`` and then ``1`` to ``hi - p`` more; with no ``hi``, exactly ``lo`` to some ``s``, then any text from
-    ``s`` to acceptance (:func:`~.dfa.language_from`).  Each part is one expression, shared wherever it recurs (the
-    printers write it once, as a rule), so there are O(states² · log hi) of them; unambiguous, since the state
-    after a given number of characters is one.  None past the caps (the caller refuses the pattern)."""
-    dfa = small_dfa(e, MAX_COUNTED_STATES)
-    if dfa is None:
-        return None
-    moves, accepting = dfa
-    exact_memo: dict[tuple[int, int], dict[int, Expr]] = {}
-    range_memo: dict[tuple[int, int, int], Expr | None] = {}
-    canon: dict[Expr, Expr] = {}
-    parts = 0
-
-    def one(x: Expr) -> Expr:
-        """``x``, or the equal part made before it: equal parts are one object, so comparing two (in
-        ``alt``'s de-duplication, in :func:`spell`'s memo) stops at their children's identity, where
-        equal copies were compared all the way down (seconds at 7 states and ``maxLength: 4096``)."""
-        return canon.setdefault(x, x)
-
-    def exact(q: int, m: int) -> dict[int, Expr]:
-        """Texts of exactly ``m >= 1`` characters from ``q``, by the state they end in."""
-        nonlocal parts
-        key = (q, m)
-        if key not in exact_memo:
-            if m == 1:
-                exact_memo[key] = dict(moves[q])
-            else:
-                a = m // 2
-                by: dict[int, list[Expr]] = {}
-                for s, head in exact(q, a).items():
-                    for r, tail in exact(s, m - a).items():
-                        by.setdefault(r, []).append(one(_pair(head, tail)))
-                parts += sum(len(v) for v in by.values())
-                if parts > MAX_COUNTED_PARTS:
-                    raise DfaLimit(f"more than {MAX_COUNTED_PARTS} parts")
-                exact_memo[key] = {r: one(alt(*v)) for r, v in by.items()}
-        return exact_memo[key]
-
-    def counted(q: int, lo: int, hi: int) -> Expr | None:
-        """Texts of ``lo`` to ``hi`` characters from ``q`` that end in an accepting state."""
-        nonlocal parts
-        lo = max(lo, 0)
-        if lo > hi:
-            return None
-        key = (q, lo, hi)
-        if key not in range_memo:
-            found: list[Expr] = [EMPTY] if lo == 0 and q in accepting else []
-            if hi == 1:
-                found += [c for r, c in moves[q].items() if r in accepting]
-            elif hi > 1:
-                p = hi // 2
-                short = counted(q, max(lo, 1), p)
-                if short is not None:
-                    found.append(short)
-                for s, head in exact(q, p).items():
-                    tail = counted(s, max(lo - p, 1), hi - p)
-                    if tail is not None:
-                        found.append(one(_pair(head, tail)))
-                parts += len(found)
-                if parts > MAX_COUNTED_PARTS:
-                    raise DfaLimit(f"more than {MAX_COUNTED_PARTS} parts")
-            range_memo[key] = one(alt(*found)) if found else None
-        return range_memo[key]
-
-    try:
-        if hi is not None:
-            return _Counted(counted(0, lo, hi))
-        if lo == 0:
-            return _Counted(e)
-        found = [one(_pair(head, language_from(e, s, MAX_MEET_NODES))) for s, head in exact(0, lo).items()]
-        return _Counted(one(alt(*found)) if found else None)
-    except DfaLimit:
-        return None
-
-
-def _pair(head: Expr, tail: Expr) -> Expr:
-    """``head`` then ``tail``, each kept whole (:func:`~.ir.seq` would flatten a sequence into its items, and a part
-    shared by many would then be spelled out in each: the halving's size is in the sharing)."""
-    if head == EMPTY or tail == EMPTY:
-        return seq(head, tail)
-    return Seq((head, tail))
 
 
 @lru_cache(maxsize=1024)
@@ -444,6 +203,9 @@ def _pattern_ir(pattern: str, char: Char, path: None = None) -> Expr:
                 raise
             return spell(bounded, char)
     any_text = Rep(char(((0, MAXCP),)), 0, None)
+    if any(not (start and end) and span(_seq(items, decoded_char, pattern, path))[0] == 0
+           for start, end, items in branches):
+        return any_text  # a search for what may be empty finds it in any text (``[a-z]{0,1024}``, ``^\s*``)
     return alt(*(seq(EMPTY if start else any_text, _seq(items, char, pattern, path), EMPTY if end else any_text)
                  for start, end, items in branches))
 
@@ -476,7 +238,7 @@ def _counted(branches: list[tuple[bool, bool, list]], pattern: str, path: str | 
     for i, (op, av) in enumerate(items):
         if op in _LOOK:
             continue
-        a, b = _span(_seq(list(sub) if i == k else [(op, av)], decoded_char, pattern, path))
+        a, b = span(_seq(list(sub) if i == k else [(op, av)], decoded_char, pattern, path))
         if a != b or (i == k and a != 1):
             return None
         fixed += 0 if i == k else a

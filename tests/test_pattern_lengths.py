@@ -1,7 +1,7 @@
 """Issue 22: a pattern that asks for one character of a class somewhere (``\\S``, ``[*?]``, ``.*[^ ].*$``: the
 strings ``N* X C*``), met with ``minLength``/``maxLength`` past what spelling out its choices can hold.
 
-The meet is written exactly (:func:`toolgram.compiler.regex.restrict_length`, split at half the length, the
+The meet is written exactly (:func:`toolgram.compiler.lengths.restrict_length`, split at half the length, the
 parts shared), in every dialect and value syntax (JSON, Python literals, Gemma 4, XML raw text), and Lark prints
 it as the pattern under a look-ahead that counts the text (:attr:`toolgram.compiler.ir.Token.within`).  Every
 engine and the strict parser agree with ``jsonschema`` on strings at and around the bounds; the grammar text
@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from strategies import SLOW, engine_results
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.dfa import first_of_class
-from toolgram.compiler.regex import _pattern_ir, decoded_char, restrict_length
+from toolgram.compiler.lengths import restrict_length
+from toolgram.compiler.regex import _pattern_ir, decoded_char
 from toolgram.grammars.render import render_calls
 from toolgram.parsing.strict import parse_strict
 
@@ -36,7 +37,7 @@ CASES: dict[str, tuple[str, int, int | None]] = {
     "not_blank": ("^(?!\\s*$).+", 1, 255),  # a first character of its own: not a newline
 }
 #: argument -> (pattern, minLength, maxLength, alphabet): patterns of another shape whose minimal DFA is small
-#: (:func:`toolgram.compiler.regex._counted_dfa`, halving the length over its states)
+#: (:func:`toolgram.compiler.lengths._counted_dfa`, halving the length over its states)
 COUNTED: dict[str, tuple[str, int, int | None, str]] = {
     "words": ("^[a-z]+( [a-z]+)*$", 1, 300, "ab "),
     "trimmed": ("^(?!\\s)(?!.*\\s$).*$", 2, 255, "ab \t"),
@@ -44,9 +45,19 @@ COUNTED: dict[str, tuple[str, int, int | None, str]] = {
     "email": ("^[a-z0-9.]+@[a-z0-9.-]+\\.[a-z]{2,}$", 6, 120, "a.@"),  # 7 states (refused before 6 Dec)
     "slug": ("^[a-z]+(-[a-z]+)*$", 3, None, "a-"),  # minLength alone: exactly 3, then any text from there
 }
+#: argument -> (pattern, minLength, maxLength, parts): ARN-like patterns, literals and fixed-width parts between
+#: several variable ones; their DFA is past MAX_COUNTED_STATES until each fixed run is one mark
+#: (:func:`toolgram.compiler.lengths._marked`; refused before 6 Dec, as were 413 of cfn-lint's 2,843 meets).
+#: ``parts``: the pattern cut at its variable parts, each as ``(fixed text, the variable part's alphabet)``.
+ARN = "^arn:aws[a-z-]*:certificate-manager-service-prod:[a-z0-9-]*:\\d{12}:certificate/[a-z0-9]+$"
+ARN_PARTS = [("arn:aws", "a-"), (":certificate-manager-service-prod:", "a0-"), (":123456789012:certificate/", "a0")]
+MARKED: dict[str, tuple[str, int, int | None, list[tuple[str, str]]]] = {
+    "arn": (ARN, 72, 100, ARN_PARTS),  # the three variable parts share 6 to 34 characters
+    "arn_open": (ARN, 82, None, ARN_PARTS),  # minLength alone
+}
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
     k: {"type": "string", "pattern": v[0], "minLength": v[1], **({} if v[2] is None else {"maxLength": v[2]})}
-    for k, v in {**CASES, **COUNTED}.items()}}}}]
+    for k, v in {**CASES, **COUNTED, **MARKED}.items()}}}}]
 
 
 def _strings(key: str, seed: int = 0) -> list[str]:
@@ -94,10 +105,33 @@ def _counted_strings(key: str, seed: int = 0) -> list[str]:
     return out
 
 
+def _marked_strings(key: str, seed: int = 0) -> list[str]:
+    """The case's fixed texts with variable parts of random lengths between (their total at and around the
+    bounds), some with one character broken (a ``!``, a digit dropped)."""
+    _, lo, top, parts = MARKED[key]
+    hi = lo + 30 if top is None else top
+    rng = random.Random(seed)
+    fixed = sum(len(text) for text, _ in parts)
+    out = []
+    for n in sorted({lo - 1, lo, lo + 1, (lo + hi) // 2, hi - 1, hi, hi + 1}):
+        for _ in range(3):
+            spare = max(n - fixed, 0)
+            cuts = sorted(rng.randint(0, spare) for _ in range(len(parts) - 1))
+            sizes = [b - a for a, b in zip([0, *cuts], [*cuts, spare], strict=True)]
+            text = "".join(t + "".join(rng.choice(alpha or "a") for _ in range(k))
+                           for (t, alpha), k in zip(parts, sizes, strict=True))
+            out.append(text)
+            if rng.random() < 0.5:
+                at = rng.randrange(len(text))
+                out.append(text[:at] + rng.choice(["!", ":", ""]) + text[at + 1:])
+    return out
+
+
 def _instances(fmt: str) -> list[tuple[str, str, bool]]:
     out = []
     cases = {**{k: (p, lo, hi, _strings(k)) for k, (p, lo, hi) in CASES.items()},
-             **{k: (p, lo, hi, _counted_strings(k)) for k, (p, lo, hi, _) in COUNTED.items()}}
+             **{k: (p, lo, hi, _counted_strings(k)) for k, (p, lo, hi, _) in COUNTED.items()},
+             **{k: (p, lo, hi, _marked_strings(k)) for k, (p, lo, hi, _) in MARKED.items()}}
     for key, (pattern, lo, hi, strings) in cases.items():
         schema = {"type": "string", "pattern": pattern, "minLength": lo, **({} if hi is None else {"maxLength": hi})}
         check = jsonschema.Draft202012Validator(schema)
@@ -114,12 +148,15 @@ def test_the_cases_take_the_new_path() -> None:
         assert first_of_class(_pattern_ir(pattern, decoded_char)) is not None, pattern
         assert hi is None or hi > 64 or lo > 64, pattern
     from toolgram.compiler.dfa import small_dfa
-    from toolgram.compiler.regex import MAX_COUNTED_STATES
+    from toolgram.compiler.lengths import MAX_COUNTED_STATES
 
     for pattern, _, hi, _ in COUNTED.values():
         decoded = _pattern_ir(pattern, decoded_char)
         assert first_of_class(decoded) is None, pattern
         assert small_dfa(decoded, MAX_COUNTED_STATES) is not None and (hi is None or hi > 64), pattern
+    for pattern, _, _, _ in MARKED.values():
+        decoded = _pattern_ir(pattern, decoded_char)
+        assert first_of_class(decoded) is None and small_dfa(decoded, MAX_COUNTED_STATES) is None, pattern
 
 
 @pytest.mark.parametrize("fmt", ["hermes", "pythonic", "gemma4", "qwen3_coder"])
@@ -166,7 +203,9 @@ def test_small_at_large_lengths() -> None:
     ("\\S", 1, 9), ("[ab]", 3, 12), ("[ab]", 0, 7), ("x", 5, None), ("^(?!\\s*$).+", 2, 7), ("^(?![ a]*$)[ab ]", 0, 6),
     ("^[ab]+( [ab]+)*$", 2, 7), ("^(ab|x)+$", 1, 8), ("^(?! )(?!.* $).*$", 1, 7),
     ("^[ab]+x[ab ]+ [ab]{2,}$", 6, 8), ("^a?b+ b+ b+( [abx]+)?$", 5, 8), ("^[ab]+( [ab]+)*$", 4, None),
-    ("^a?b+ b+ b+( [abx]+)?$", 7, None), ("^(ab|x)+$", 3, None)])
+    ("^a?b+ b+ b+( [abx]+)?$", 7, None), ("^(ab|x)+$", 3, None),
+    ("^a[bx]*ab[ x]*b$", 4, 7), ("^x?a[ab]*b b+x$", 5, 8), ("^ab[ax]* [bx]+ba$", 6, None),  # runs read as marks
+    ("[ab]{0,3}", 0, 5), ("^ x*", 2, 6)])  # a search for what may be empty: any text
 def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) -> None:
     """The split itself, against Python's ``re`` and the lengths, over every string of ``' '``, ``a``, ``b``
     and ``x`` up to 8 characters (no engine in the way)."""
@@ -174,7 +213,7 @@ def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) ->
     import re
 
     from toolgram.compiler.dfa import dfa_regex
-    from toolgram.compiler.regex import _counted_dfa
+    from toolgram.compiler.lengths import _counted_dfa
 
     whole = _pattern_ir(pattern, decoded_char)
     decoded = restrict_length(whole, lo, hi, pattern)
@@ -227,3 +266,26 @@ def test_random_patterns_within_lengths(pattern: str, lo: int, span: int | None)
             s = "".join(chars)
             want = re.search(pattern, s) is not None and lo <= n and (hi is None or n <= hi)
             assert (run(trans, starts, s) in accepting) == want, (pattern, lo, hi, s)
+
+
+@pytest.mark.parametrize(("pattern", "lo", "hi"), [
+    ("^arn:[^:]{1,63}:[^:]{0,63}:[^:]{0,63}:(?:|\\d{12}):[^/].{0,1023}$", 8, 1024),
+    ("^arn:(aws[a-zA-Z-]*)?:chatbot:[A-Za-z0-9_/.-]{0,63}:[A-Za-z0-9_/.-]{0,63}:custom-action/[a-zA-Z0-9_-]{1,64}$",
+     1, 1011),
+    ("^(arn:aws(-[^:]{1,12})?:(bedrock|sagemaker):[a-z0-9-]{1,20}:([0-9]{12})?:([a-z-]+/)?)?([a-zA-Z0-9.-]{1,63}){0,2}"
+     "(([:][a-z0-9-]{1,63}){0,2})?(/[a-z0-9]{1,12})?$", 1, 2048),
+    ("[\\p{L}\\p{M}\\p{Z}\\p{N}\\p{P}]{0,1024}", 0, 1024)])
+def test_many_bounded_parts_answer_in_time(pattern: str, lo: int, hi: int) -> None:
+    """A hang guard: patterns of several bounded parts under a length (CloudFormation's, from cfn-lint 1.58.0) are
+    written or refused in seconds, where spelling out each part's counts and trying again took minutes (the
+    tries are capped: :data:`~toolgram.compiler.lengths.MAX_LENGTH_TRIES`; a DFA to minimize is capped before)."""
+    import time
+
+    from toolgram.errors import UnsupportedSchemaError
+
+    start = time.process_time()
+    try:
+        restrict_length(_pattern_ir(pattern, decoded_char), lo, hi, pattern)
+    except UnsupportedSchemaError:
+        pass
+    assert time.process_time() - start < 20, pattern  # (0.03-0.4 s on 6 Dec; more than 60 s before)
