@@ -456,8 +456,8 @@ class GrammarBuilder:
                 raise UnsupportedSchemaError(f"{self.spec.id}: prefixItems in an element array", f"{path}.prefixItems")
             if schema.get("uniqueItems") is True:  # (items as elements: not counted value by value)
                 ctx.unsupported("uniqueItems", path)
-            lo = count(schema, "minItems", path, MAX_ITEMS) or 0
-            hi = count(schema, "maxItems", path, MAX_ITEMS)
+            lo = count(schema, "minItems", path, MAX_ITEMS, ctx) or 0
+            hi = count(schema, "maxItems", path, MAX_ITEMS, ctx)
             item = value_of(schema.get("items", {}), f"{path}.items", ctx, depth + 1)
             return Rep(element(xml_elements.ITEM, item), lo, hi)
 

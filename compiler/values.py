@@ -625,8 +625,8 @@ class ValueBuilder:
                      extra: tuple[Expr, Expr] | None, hint: str, names: list[str]) -> Expr:
         """:meth:`object_body`, or :meth:`counted_body` under ``minProperties``/``maxProperties`` or
         ``dependentRequired`` (``dependencies`` in its array form); ``names``: the members' names, in order."""
-        lo = count(schema, "minProperties", path, MAX_PROPERTIES)
-        hi = count(schema, "maxProperties", path, MAX_PROPERTIES)
+        lo = count(schema, "minProperties", path, MAX_PROPERTIES, self.ctx)
+        hi = count(schema, "maxProperties", path, MAX_PROPERTIES, self.ctx)
         deps = self._dependencies(schema, path, names)
         if lo is None and hi is None and not deps:
             return self.object_body(members, sep, extra, hint)
@@ -678,8 +678,8 @@ class ValueBuilder:
                                   f"{path}.additionalItems")
         if not isinstance(items, (dict, bool)):
             raise SchemaError("items must be a schema (an object or a boolean)", f"{path}.items")
-        lo = count(schema, "minItems", path, MAX_ITEMS) or 0
-        hi = count(schema, "maxItems", path, MAX_ITEMS)
+        lo = count(schema, "minItems", path, MAX_ITEMS, self.ctx) or 0
+        hi = count(schema, "maxItems", path, MAX_ITEMS, self.ctx)
         if hi is not None and hi < lo:
             raise SchemaError("maxItems is smaller than minItems", f"{path}.maxItems")
         comma = self.punct(",")
@@ -743,9 +743,9 @@ class ValueBuilder:
         With ``maxItems``: one match (:meth:`_first_match`), else unsupported.  With ``prefixItems``,
         ``uniqueItems: true``, or a ``minItems`` above the matches it needs: unsupported, None (``--permissive``:
         the array without it, a superset)."""
-        least = count(schema, "minContains", path, MAX_ITEMS)
+        least = count(schema, "minContains", path, MAX_ITEMS, self.ctx)
         least = 1 if least is None else least
-        most = count(schema, "maxContains", path, MAX_ITEMS)
+        most = count(schema, "maxContains", path, MAX_ITEMS, self.ctx)
         if least == 0 and most is None:
             return None  # no match needed: the plain array
         if most is not None and most < least:
@@ -1256,7 +1256,7 @@ def string_spec(schema: dict[str, Any], path: str, ctx: SchemaContext
     alone: an email stays an email, at any length; else one keyword dropped at a time, the lengths kept, each step
     a superset of the last, each listed under ``relaxed``: the ``format`` beside a pattern, then the patterns
     ``not`` forbids, then the ``pattern`` (or a lone ``format``)."""
-    lengths = length_bounds(schema, path)
+    lengths = length_bounds(schema, path, ctx)
     fmt = format_pattern(schema.get("format"))
     spec = string_patterns(schema, path)
     whole = spec if fmt is None else fmt if spec is None else with_format(fmt, spec)
@@ -1719,7 +1719,7 @@ def _name_language(pn: Any, ctx: SchemaContext, where: str) -> Expr:
                      for i, b in enumerate(_branches(own, "anyOf", where))))
     if "not" in own:
         own = _names_not(own, where)
-    lo, hi = length_bounds(own, where)
+    lo, hi = length_bounds(own, where, ctx)
     spec = string_patterns(own, where)
     lang = pattern_to_ir(spec, decoded_char, f"{where}.pattern", (lo, hi)) if spec else Rep(ANY, lo, hi)
     if spec and (lo, hi) != (0, None):
@@ -1918,8 +1918,10 @@ def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | No
     return ilo, ihi
 
 
-def count(schema: dict[str, Any], key: str, path: str, limit: int) -> int | None:
-    """A non-negative integer keyword (``minLength``, ``maxItems`` ...), at most ``limit``; None when absent."""
+def count(schema: dict[str, Any], key: str, path: str, limit: int, ctx: SchemaContext | None = None) -> int | None:
+    """A non-negative integer keyword (``minLength``, ``maxItems`` ...), at most ``limit``; None when absent.
+    Past ``limit``: an :class:`UnsupportedSchemaError` naming it, or, under a permissive ``ctx``, None (the bound
+    dropped, a superset: ``maxLength: 2147483647`` or ``minItems: 20000`` as no bound) listed under ``relaxed``."""
     if key not in schema:
         return None
     v = schema[key]
@@ -1928,14 +1930,17 @@ def count(schema: dict[str, Any], key: str, path: str, limit: int) -> int | None
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
         raise SchemaError(f"{key} must be a non-negative integer, got {v!r}", f"{path}.{key}")
     if v > limit:
+        if ctx is not None and ctx.permissive:
+            ctx.unsupported(key, path)
+            return None
         raise UnsupportedSchemaError(f"{key} {v} is larger than toolgram's limit of {limit}", f"{path}.{key}")
     return v
 
 
-def length_bounds(schema: dict[str, Any], path: str) -> tuple[int, int | None]:
-    """``(minLength, maxLength)`` of a string schema: non-negative, ordered, at most MAX_LENGTH."""
-    lo = count(schema, "minLength", path, MAX_LENGTH) or 0
-    hi = count(schema, "maxLength", path, MAX_LENGTH)
+def length_bounds(schema: dict[str, Any], path: str, ctx: SchemaContext | None = None) -> tuple[int, int | None]:
+    """``(minLength, maxLength)`` of a string schema: non-negative, ordered, at most MAX_LENGTH (:func:`count`)."""
+    lo = count(schema, "minLength", path, MAX_LENGTH, ctx) or 0
+    hi = count(schema, "maxLength", path, MAX_LENGTH, ctx)
     if hi is not None and lo > hi:
         raise SchemaError(f"minLength {lo} is larger than maxLength {hi}", f"{path}.minLength")
     return lo, hi

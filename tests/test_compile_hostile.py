@@ -334,6 +334,36 @@ def test_schema_errors_are_unsupported_or_schema_errors(fmt: str) -> None:
         compile(fmt, bad, dialect="gbnf")
 
 
+BEYOND = {  # counts past toolgram's limits, as real schemas write them ("no limit" as INT32_MAX, 100,000 tags)
+    "s": {"type": "string", "maxLength": 2147483647},
+    "m": {"type": "string", "minLength": 200_000, "pattern": "^[a-z]*$"},
+    "a": {"type": "array", "items": {"type": "integer"}, "maxItems": 100_000},
+    "o": {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 200},
+}
+
+
+@pytest.mark.parametrize("dialect", ["ebnf", "lark"])
+def test_permissive_drops_counts_past_the_limits(dialect: str) -> None:
+    """Strict: each count past its limit is refused at its path.  ``--permissive`` only relaxes: the bound is dropped
+    (a superset) and listed under ``relaxed``, the rest of the schema still enforced (cfn-lint's CloudFormation
+    schemas: 15 of 312 did not compile even permissively, ``maxLength: 2147483647`` and such)."""
+    for key, schema in BEYOND.items():
+        with pytest.raises(UnsupportedSchemaError, match="limit of") as err:
+            compile("hermes", [tool("t", params({key: schema}))], dialect=dialect)
+        assert err.value.path.startswith(f"$[0].function.parameters.properties.{key}."), err.value.path
+    tools = [tool("t", params(BEYOND))]
+    bundle = compile("hermes", tools, dialect=dialect, permissive=True, tool_choice="required")
+    assert sorted(r["path"] for r in bundle.relaxed) == sorted(
+        f"$[0].function.parameters.properties.{k}.{kw}" for k, kw in
+        [("s", "maxLength"), ("m", "minLength"), ("a", "maxItems"), ("o", "maxProperties")])
+    valid = {"s": "x" * 300, "m": "abc", "a": list(range(300)), "o": {f"k{i}": "v" for i in range(150)}}
+    for args, ok in [(valid, True), ({**valid, "m": "ABC"}, False), ({**valid, "a": ["x"]}, False),
+                     ({**valid, "o": {"k": 1}}, False)]:
+        text = render_calls("hermes", [("t", args)])
+        for engine, (accepted, pos) in engine_results(bundle, text).items():
+            assert accepted == ok, (engine, args if len(str(args)) < 200 else list(args), pos)
+
+
 # -- linear-time patterns in Lark (finding 1) --------------------------------------------------------
 
 EVIL = ["^(a+)+$", "^(a|aa)+$", "^(\\w+\\s?)+$", "^(a|a?)+b$", "^(.+)+$"]
