@@ -13,6 +13,12 @@ the vendored real-world schemas and the OpenAI SDK's ``ChatCompletion`` and ``Re
 ``--lark``: the strict parser's build instead, for each vendored real-world schema (tests/data/real-world-schemas;
 ``--permissive`` where strict compiling refuses one), with Lark's own grammar analyses and with toolgram's
 (``toolgram.compiler.emit.lark_analysis``), side by side in one run.
+
+``--corpus DIR``: every ``*.json`` schema under DIR as one tool's parameters (hermes EBNF), strict and
+``--permissive`` side by side: how many compile, the commonest refusals (pattern text cut), p50/p90/max time, and
+compiles past 60 s.  A corpus not vendored here, e.g. the CloudFormation resource schemas cfn-lint ships:
+``pip download --no-deps cfn-lint==1.58.0 && unzip -q cfn_lint-1.58.0-py3-none-any.whl -d cfn`` then
+``--corpus cfn/cfnlint/data/schemas/resources``.
 """
 
 from __future__ import annotations
@@ -227,13 +233,62 @@ def key_lookaheads(repeat: int) -> None:
     machine_footer()
 
 
+def corpus_scan(root: Path, limit_s: int = 60) -> None:
+    """Strict and permissive compiles of every schema under ``root`` (see the module's ``--corpus``)."""
+    import collections
+    import re
+    import signal
+
+    class Late(Exception):
+        pass
+
+    def late(*_: Any) -> None:
+        raise Late
+
+    paths = sorted(root.rglob("*.json"))
+    machine_header("bench_schema --corpus: real-world schemas, strict and permissive (hermes EBNF, one tool)",
+                   f"{len(paths)} schemas under {root}, one compile each, {limit_s} s at most")
+    signal.signal(signal.SIGALRM, late)
+    print(f"{'mode':<12}{'compiled':>10}{'refused':>10}{'late':>6}{'p50 ms':>10}{'p90 ms':>10}{'max ms':>10}")
+    reasons: collections.Counter[str] = collections.Counter()
+    for permissive in (False, True):
+        times, refused, over = [], 0, 0
+        for path in paths:
+            tools = [{"type": "function", "function": {"name": "f", "parameters": json.loads(path.read_text())}}]
+            signal.alarm(limit_s)
+            t0 = time.process_time()
+            try:
+                compile("hermes", tools, dialect="ebnf", tool_choice="required", permissive=permissive)
+                times.append((time.process_time() - t0) * 1000)
+            except ToolgramError as exc:
+                refused += 1
+                if not permissive:
+                    reasons[re.sub(r"(['\"]).{24,}?\1 ", "… ", exc.message)[:100]] += 1  # (long patterns cut)
+            except Late:
+                over += 1
+            finally:
+                signal.alarm(0)
+        xs = sorted(times)
+        print(f"{'permissive' if permissive else 'strict':<12}{len(xs):>10}{refused:>10}{over:>6}"
+              f"{percentile(xs, 50) if xs else 0:>10.1f}{percentile(xs, 90) if xs else 0:>10.1f}"
+              f"{xs[-1] if xs else 0:>10.0f}")
+    print("\nstrict refusals, commonest first:")
+    for reason, n in reasons.most_common(8):
+        print(f"{n:>6}  {reason}")
+    machine_footer()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="realistic schemas and every 10th suite schema, 1 repeat")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--lark", action="store_true", help="the strict parser's build on the real-world schemas")
     ap.add_argument("--keys", action="store_true", help="extra keys in the strict parser: look-ahead vs complement")
+    ap.add_argument("--corpus", type=Path, help="a folder of real-world JSON schemas: strict and permissive compiles")
     args = ap.parse_args()
+    if args.corpus:
+        corpus_scan(args.corpus)
+        return
     if args.lark:
         lark_builds(1 if args.quick else min(args.repeat, 3))
         return

@@ -345,14 +345,15 @@ def _meet(base: Expr, test: Expr, negated: bool, pattern: str, path: str | None)
 def _anchored(items: list) -> list[tuple[bool, bool, list]]:
     """A pattern's top-level alternatives as ``(anchored at the start, at the end, items)``: ECMAScript
     anchors bind inside an alternation (``^dev|alpha|stable$`` is ``(^dev)|(alpha)|(stable$)``),
-    also inside one group that is the whole pattern."""
+    also inside one group that is the whole pattern.  ``\\A`` and ``\\Z``, which patterns written for Python or
+    Java use (CloudFormation's ``\\A[0-9a-fA-F]+\\Z``), are anchors at the ends as those engines read them."""
     if len(items) == 1 and items[0][0] == c.BRANCH:
         return [part for branch in items[0][1][1] for part in _anchored(list(branch))]
     if len(items) == 1 and items[0][0] == c.SUBPATTERN:
         inner = list(items[0][1][-1])
         if any(op == c.AT for op, _ in inner) or (len(inner) == 1 and inner[0][0] == c.BRANCH):
             return _anchored(inner)
-    start = bool(items) and items[0] == (c.AT, c.AT_BEGINNING)
+    start = bool(items) and items[0][0] == c.AT and items[0][1] in (c.AT_BEGINNING, c.AT_BEGINNING_STRING)
     if start:
         items = items[1:]
     end = bool(items) and items[-1][0] == c.AT and items[-1][1] in (c.AT_END, c.AT_END_STRING)

@@ -41,6 +41,13 @@ def test_fixed_patterns(pattern: str) -> None:
     _agrees(pattern)
 
 
+@pytest.mark.parametrize("pattern", ["\\A[a-c]+\\Z", "\\Aab", "c1\\Z", "\\A(a|b1)|c\\Z", "(\\A[ab]1\\Z)"])
+def test_python_anchors(pattern: str) -> None:
+    """``\\A`` and ``\\Z`` at the ends are anchors, as Python and Java read them (ECMAScript has no such escapes;
+    patterns written for those engines use them: CloudFormation's ``\\A[0-9a-fA-F]+\\Z``, refused before 6 Dec)."""
+    _agrees(pattern)
+
+
 def _python_regex(e: Any) -> str:
     """An IR expression as a Python regex, as written (no automaton: the expressions here are too large to
     determinize, and the words short)."""
