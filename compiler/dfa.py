@@ -354,7 +354,7 @@ def _eliminate(edges: dict[tuple[int, int], Any], states: set[int], path: Callab
                 check(edges[(a, b)])
 
 
-def _count(e: Expr) -> tuple[Chars, int, int | None] | None:
+def count_of(e: Expr) -> tuple[Chars, int, int | None] | None:
     """``e`` as one character class repeated ``lo`` to ``hi`` times (None: unbounded), if it is one."""
     if isinstance(e, Chars):
         return e, 1, 1
@@ -375,7 +375,7 @@ def _then(a: Expr, b: Expr) -> Expr:
         return b if a == EMPTY else a
     head = a.items[-1] if isinstance(a, Seq) else a
     tail = b.items[0] if isinstance(b, Seq) else b
-    x, y = _count(head), _count(tail)
+    x, y = count_of(head), count_of(tail)
     if x is None or y is None or x[0] != y[0]:
         return seq(a, b)
     hi = None if x[2] is None or y[2] is None else x[2] + y[2]
@@ -389,8 +389,8 @@ def _either(a: Expr, b: Expr) -> Expr:
     """``a | b``, written ``b?`` when ``a`` is the empty word (and the other way round); one class counted over
     two ranges of counts that meet is counted over their union (``C | C{2,3}`` is ``C{1,3}``, ``ε | C{1,3}`` is
     ``C{0,3}``): still one parse per word."""
-    x = _count(a) if a != EMPTY else None
-    y = _count(b) if b != EMPTY else None
+    x = count_of(a) if a != EMPTY else None
+    y = count_of(b) if b != EMPTY else None
     if a == EMPTY and y is not None and y[1] <= 1:
         return _counted(y[0], 0, y[2])
     if b == EMPTY and x is not None and x[1] <= 1:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ..errors import UnsupportedSchemaError
 from .charsets import MAXCP
-from .dfa import MARKS, MAX_MEET_NODES, DfaLimit, first_of_class, language_from, small_dfa
+from .dfa import MARKS, MAX_MEET_NODES, DfaLimit, count_of, first_of_class, language_from, small_dfa
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
 
 
@@ -383,4 +383,7 @@ def _pair(head: Expr, tail: Expr) -> Expr:
     shared by many would then be spelled out in each: the halving's size is in the sharing)."""
     if head == EMPTY or tail == EMPTY:
         return seq(head, tail)
+    x, y = count_of(head), count_of(tail)
+    if x is not None and y is not None and x[0] == y[0] and x[2] is not None and y[2] is not None:
+        return Rep(x[0], x[1] + y[1], x[2] + y[2])  # a state that loops on one class: C{m}, not m C's written out
     return Seq((head, tail))

@@ -65,12 +65,20 @@ def pattern_to_ir(
     try:
         if length == (0, None):
             return _pattern_ir(pattern, char)
-        decoded = restrict_length(_pattern_ir(pattern, decoded_char), length[0], length[1], pattern)
-        if decoded is None:
-            raise UnsupportedSchemaError(f"no string of length {length[0]}..{length[1]} matches pattern {pattern!r}")
-        return spell(decoded, char)
+        return _restricted(pattern, char, length)
     except UnsupportedSchemaError as exc:
         raise UnsupportedSchemaError(exc.message, path) from None
+
+
+@lru_cache(maxsize=256)
+def _restricted(pattern: str, char: Char, length: tuple[int, int | None]) -> Expr:
+    """:func:`pattern_to_ir` with lengths, built once per pattern, spelling and lengths: a schema that uses one
+    pattern in many places then holds one expression, and comparing the places' rules (the grammar's interning)
+    stops at its identity, where two equal copies of a halved meet were compared all the way down (minutes)."""
+    decoded = restrict_length(_pattern_ir(pattern, decoded_char), length[0], length[1], pattern)
+    if decoded is None:
+        raise UnsupportedSchemaError(f"no string of length {length[0]}..{length[1]} matches pattern {pattern!r}")
+    return spell(decoded, char)
 
 
 @lru_cache(maxsize=1024)

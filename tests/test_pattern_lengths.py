@@ -289,3 +289,25 @@ def test_many_bounded_parts_answer_in_time(pattern: str, lo: int, hi: int) -> No
     except UnsupportedSchemaError:
         pass
     assert time.process_time() - start < 20, pattern  # (0.03-0.4 s on 6 Dec; more than 60 s before)
+
+
+def test_a_state_that_loops_on_one_class_is_counted_natively() -> None:
+    """An unanchored ARN under ``maxLength: 1224`` (AWS::SSO's, cfn-lint 1.58.0): the text after the match loops on
+    any character, and its exact parts are ``C{m}``, not ``m`` copies of ``C`` written out (1.4 MB of EBNF for
+    thirteen such strings before, 0.26 MB after; a 2.8 MB grammar took xgrammar 4.5 s to compile)."""
+    arn = "^arn:aws(-[a-z]{1,5}){0,3}:sso:::permissionSet/(sso)?ins-[a-zA-Z0-9-.]{16}/ps-[a-zA-Z0-9-./]{16}$"
+    props: dict[str, Any] = {f"p{i}": {"type": "string", "pattern": arn, "minLength": 10, "maxLength": 1224}
+                             for i in range(12)}
+    props["u"] = {"type": "string", "pattern": "arn:aws(-[a-z]{1,5}){0,3}:sso:::instance/(sso)?ins-[a-zA-Z0-9-.]{16}",
+                  "minLength": 10, "maxLength": 1224}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": props, "required": ["u"]}}]
+    bundle = compile("hermes", tools, dialect="ebnf", tool_choice="required")
+    assert len(bundle.grammar) < 600_000, len(bundle.grammar)
+    schema = props["u"]
+    for text, ok in [("x" * 900 + "arn:aws-ab:sso:::instance/ins-" + "a" * 16, True),
+                     ("x" * 1200 + "arn:aws-ab:sso:::instance/ins-" + "a" * 16, False),
+                     ("arn:aws:sso:::instance/ins-" + "a" * 15, False)]:
+        assert jsonschema.Draft202012Validator(schema).is_valid(text) == ok
+        call = render_calls("hermes", [("f", {"u": text})])
+        for engine, (accepted, pos) in engine_results(bundle, call).items():
+            assert accepted == ok, (engine, len(text), pos)
