@@ -15,11 +15,12 @@ is spelled (a JSON escape, a Python escape, or raw text that must avoid a delimi
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from functools import cache, lru_cache
 from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre  # type: ignore[attr-defined]
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import EmptySchemaError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
@@ -81,6 +82,15 @@ def _restricted(pattern: str, char: Char, length: tuple[int, int | None]) -> Exp
     return spell(decoded, char)
 
 
+def _parse(pattern: str) -> Any:
+    """``pattern`` (ECMAScript) parsed by Python's regex parser.  Its ``FutureWarning`` about set operations that
+    Python may add inside classes (``[a||b]``, ``[a--b]``) is not shown: ECMAScript has none, and the class means
+    its characters, which is how the parser reads it today."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return sre.parse(ecmascript(pattern))
+
+
 @lru_cache(maxsize=1024)
 def unambiguous(pattern: str | Patterns) -> bool:
     """Whether ``pattern``'s expression is written back from its minimal DFA (a :class:`Patterns` meet, a
@@ -89,7 +99,7 @@ def unambiguous(pattern: str | Patterns) -> bool:
     if isinstance(pattern, Patterns):
         return True
     try:
-        tree = sre.parse(ecmascript(pattern))
+        tree = _parse(pattern)
     except Exception:  # noqa: BLE001 - not a pattern toolgram reads: refused where it is built
         return False
     return any(op in _LOOK for _, _, items in _anchored(list(tree)) for op, _ in items)
@@ -195,7 +205,7 @@ def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
 @lru_cache(maxsize=1024)
 def _pattern_ir(pattern: str, char: Char, path: None = None) -> Expr:
     try:
-        tree = sre.parse(ecmascript(pattern))
+        tree = _parse(pattern)
     except UnsupportedSchemaError:
         raise
     except Exception as exc:  # re.error

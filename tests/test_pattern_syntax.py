@@ -143,3 +143,18 @@ def test_refused_syntax(pattern: str) -> None:
     with pytest.raises(ToolgramError) as err:
         pattern_to_ir(pattern, decoded_char, "$.p.pattern")
     assert err.value.path == "$.p.pattern"
+
+
+def test_classes_python_may_read_as_set_operations_warn_nothing() -> None:
+    """``[a||b]`` and ``[a--b]`` are classes of their characters (ECMAScript has no set operations); Python's parser
+    warns that it may read them otherwise one day, a ``FutureWarning`` that reached users (CloudFormation's
+    ``[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@||]``) and is now kept inside the parse."""
+    import warnings
+
+    for pattern in ("^[1||b]+$", "^[a-c--]b$"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            pattern_to_ir(pattern, decoded_char, "$")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # (the oracle, Python's re, warns)
+            _agrees(pattern)
