@@ -56,6 +56,7 @@ class _Tries:
     def __init__(self) -> None:
         self.left = MAX_LENGTH_TRIES
         self.canon: dict[Expr, Expr] = {}
+        self.whole: set[int] = set()  # the ids of the expressions :func:`_whole` tried
 
     def take(self, pattern: str) -> None:
         self.left -= 1
@@ -80,13 +81,14 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
     try:
         return _restrict(e, lo, hi, pattern, branches, tries)
     except UnsupportedSchemaError:
-        if isinstance(e, Seq) or tries.left < 0:  # tried as a whole already, or out of tries
+        if id(e) in tries.whole or tries.left < 0:  # tried as a whole already, or out of tries
             raise
         return _whole(e, lo, hi, pattern, tries)
 
 
 def _whole(e: Expr, lo: int, hi: int | None, pattern: str, tries: _Tries) -> Expr | None:
     """The length meet from ``e``'s automaton: one class somewhere, or small once marked; else refused."""
+    tries.whole.add(id(e))
     shape = first_of_class(e)  # one character of a class somewhere: the split, unambiguous and small
     if shape is not None:
         return _first_of_class_length(*shape, lo, hi)

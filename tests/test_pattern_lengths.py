@@ -205,7 +205,8 @@ def test_small_at_large_lengths() -> None:
     ("^[ab]+x[ab ]+ [ab]{2,}$", 6, 8), ("^a?b+ b+ b+( [abx]+)?$", 5, 8), ("^[ab]+( [ab]+)*$", 4, None),
     ("^a?b+ b+ b+( [abx]+)?$", 7, None), ("^(ab|x)+$", 3, None),
     ("^a[bx]*ab[ x]*b$", 4, 7), ("^x?a[ab]*b b+x$", 5, 8), ("^ab[ax]* [bx]+ba$", 6, None),  # runs read as marks
-    ("[ab]{0,3}", 0, 5), ("^ x*", 2, 6)])  # a search for what may be empty: any text
+    ("[ab]{0,3}", 0, 5), ("^ x*", 2, 6),  # a search for what may be empty: any text
+    ("^x(ab|b)+$", 3, 8)])  # one variable part the shape cannot count: the whole sequence's automaton
 def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) -> None:
     """The split itself, against Python's ``re`` and the lengths, over every string of ``' '``, ``a``, ``b``
     and ``x`` up to 8 characters (no engine in the way)."""
