@@ -33,7 +33,7 @@ KEYWORDS: dict[str, str] = {
     "unevaluatedProperties": "enforced",
     # -- arrays
     "items": "enforced", "prefixItems": "enforced", "minItems": "enforced", "maxItems": "enforced",
-    "additionalItems": "unsupported", "uniqueItems": "enforced", "contains": "enforced",
+    "additionalItems": "enforced", "uniqueItems": "enforced", "contains": "enforced",
     "minContains": "enforced", "maxContains": "enforced", "unevaluatedItems": "enforced",
     # -- strings and numbers
     "minLength": "enforced", "maxLength": "enforced", "pattern": "enforced",
@@ -56,7 +56,7 @@ NOTES: dict[str, str] = {
              "than one branch matches is accepted",
     "$ref": "within the tool's schema: a JSON pointer, an `$anchor`, an `$id` (resolved against the `$id` around "
             "it); another document is not fetched (unsupported); with sibling keywords it means allOf [target, "
-            "siblings]",
+            "siblings], except in a document that declares draft 3 to 7 (`$schema`), where it overrides them",
     "not": "over `type`, `const` and `enum` (an untyped value that is no string of some: not in raw XML text), "
            "over `pattern` (the complement of its automaton), and over a test `if` could hold (written as the "
            "values it rejects); any other `not`: unsupported",

@@ -202,8 +202,6 @@ class SchemaContext:
 
     def check_keywords(self, schema: dict[str, Any], path: str) -> None:
         for key in schema:
-            if key == "additionalItems" and isinstance(schema.get("items"), list):
-                continue  # draft 7's tuple form: the array rule enforces it
             if key in UNSUPPORTED and not vacuous(key, schema):
                 self.unsupported(key, path)
         t = schema.get("type")
@@ -216,8 +214,8 @@ def vacuous(key: str, schema: dict[str, Any]) -> bool:
     """Whether ``schema[key]`` (an unsupported keyword) constrains nothing where it stands, so it is not refused:
     ``uniqueItems: false``; ``minContains``/``maxContains`` without ``contains``, and ``minContains: 1`` (the
     default); ``then``/``else`` without ``if``,
-    and ``if`` without either; ``additionalItems`` beside a schema (not an array) ``items`` or none; a
-    ``dependentSchemas`` whose schemas all admit anything (JSON Schema ignores each of these)."""
+    and ``if`` without either; a ``dependentSchemas`` whose schemas all admit anything (JSON Schema ignores each of
+    these)."""
     v = schema[key]
     if key == "uniqueItems":
         return v is False
@@ -227,8 +225,6 @@ def vacuous(key: str, schema: dict[str, Any]) -> bool:
         return "if" not in schema
     if key == "if":
         return "then" not in schema and "else" not in schema
-    if key == "additionalItems":
-        return not isinstance(schema.get("items"), list)
     if key == "dependentSchemas":
         return isinstance(v, dict) and all(sub is True or sub == {} for sub in v.values())
     return False
@@ -275,6 +271,25 @@ def conditions_of(schema: dict[str, Any], path: str = "$") -> tuple[list[dict[st
         else:
             rest.pop(key)
     return conds, rest
+
+
+def prefix_form(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with draft 7's tuple form (``items`` an array, ``additionalItems`` past it) written as draft
+    2020-12 writes it (``prefixItems``, ``items``), so that ``allOf`` parts meet position by position; an
+    ``additionalItems`` beside a schema ``items`` or none is dropped (JSON Schema ignores it: it never looks into
+    applicators for the ``items`` it follows)."""
+    items = schema.get("items")
+    if "prefixItems" in schema or not isinstance(items, list) and "additionalItems" not in schema:
+        return schema
+    out = {k: v for k, v in schema.items() if k not in ("items", "additionalItems")}
+    if isinstance(items, list):
+        if items:
+            out["prefixItems"] = items
+        if "additionalItems" in schema:
+            out["items"] = schema["additionalItems"]
+    elif items is not None:
+        out["items"] = items
+    return out
 
 
 def ref_siblings(schema: dict[str, Any]) -> dict[str, Any]:
@@ -594,7 +609,7 @@ def in_place_parts(schema: Any, ctx: SchemaContext, path: str,
                 raise SchemaError("allOf must be a non-empty array", f"{where}.allOf")
             for i, branch in enumerate(branches):
                 collect(branch, f"{where}.allOf[{i}]", refs)
-        conds, plain = conditions_of(rest, where)
+        conds, plain = conditions_of(prefix_form(rest), where)
         # met as a list, each part's conditions holding (an if, then or else standing alone is dropped: it is
         # vacuous in its own part, and must not meet another part's; an if leaves an empty list, since its
         # annotations still count for unevaluated*: settle_unevaluated)

@@ -8,8 +8,9 @@ policies (docs/schema.md) decide where they differ from JSON Schema (:func:`tool
 keyword toolgram does not claim must raise a ToolgramError naming the keyword's path (strict), or compile
 with the keyword under ``relaxed`` to a grammar that accepts every valid instance (``--permissive``).
 
-Default run: hermes with Lark and xgrammar (EBNF) over draft 2020-12; ``-m slow``: both drafts, every
-dialect (llama.cpp GBNF, structural tags too) and the pythonic syntax.
+Default run: hermes with Lark and xgrammar (EBNF) over every fifth case of draft 2020-12 and draft 7's ``$ref``
+cases; ``-m slow``: every case of both drafts, with llama.cpp's GBNF too.  A draft 7 case's parameters declare
+draft 7 (``$schema``), as a user's draft 7 document does: there a ``$ref`` overrides its sibling keywords.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ from toolgram.errors import ToolgramError
 
 SUITE = Path(__file__).parent / "data" / "json-schema-test-suite"
 FILE_KEYWORD = {"ref": "$ref", "dynamicRef": "$dynamicRef", "if-then-else": "if"}
+#: what a case's parameters declare as ``$schema`` (draft 2020-12 is what a schema without one is read as)
+DECLARED = {"draft2020-12": None, "draft7": "http://json-schema.org/draft-07/schema#"}
+#: the oracle per draft
+VALIDATOR = {"draft2020-12": jsonschema.Draft202012Validator, "draft7": jsonschema.Draft7Validator}
 #: the ratchet of known deviations (scripts/json_schema_suite_known.py writes it)
 KNOWN: dict[str, list[str]] = json.loads((Path(__file__).parent / "json_schema_suite_known.json").read_text("utf-8"))
 
@@ -114,7 +119,7 @@ def _ordered(value: Any, schema: Any, root: Any) -> Any:
         return value
     if isinstance(value, list):
         items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-        prefix = schema.get("prefixItems") or []
+        prefix = schema.get("prefixItems") or (schema["items"] if isinstance(schema.get("items"), list) else [])
         return [_ordered(v, prefix[i] if i < len(prefix) else items, root) for i, v in enumerate(value)]
     if not isinstance(value, dict):
         return value
@@ -139,9 +144,10 @@ def _renderable(value: Any) -> bool:
     return True
 
 
-def wrappings(schema: Any, data: Any) -> list[tuple[str, dict, dict]]:
+def wrappings(schema: Any, data: Any, draft: str = "draft2020-12") -> list[tuple[str, dict, dict]]:
     """``(how, parameters, arguments)``: as the parameters (an object schema, an object instance), and as
-    a property's schema (its ``$defs``/``definitions`` kept at the root, so local references resolve)."""
+    a property's schema (its ``$defs``/``definitions`` kept at the root, so local references resolve); the
+    parameters declare ``draft`` where it is not the default (:data:`DECLARED`)."""
     out = []
     is_object = isinstance(schema, dict) and (schema.get("type") in ("object", ["object"]) or any(
         k in schema for k in ("properties", "additionalProperties", "required", "minProperties", "maxProperties",
@@ -154,7 +160,8 @@ def wrappings(schema: Any, data: Any) -> list[tuple[str, dict, dict]]:
         root = {k: schema[k] for k in ("$defs", "definitions") if isinstance(schema, dict) and k in schema}
         params = {**root, "type": "object", "properties": {"v": schema}, "required": ["v"]}
         out.append(("property", params, {"v": _ordered(data, schema, params)}))
-    return out
+    declared = DECLARED[draft]
+    return [(how, {"$schema": declared, **params} if declared else params, args) for how, params, args in out]
 
 
 def cases(draft: str, status: str) -> list[tuple[str, str, Any, list[dict]]]:
@@ -170,10 +177,9 @@ def cases(draft: str, status: str) -> list[tuple[str, str, Any, list[dict]]]:
 
 
 def _resolvable(draft: str, schema: Any, tests: list[dict]) -> bool:
-    cls = jsonschema.Draft202012Validator if draft == "draft2020-12" else jsonschema.Draft7Validator
     try:
         for test in tests:
-            cls(schema).is_valid(test["data"])
+            VALIDATOR[draft](schema).is_valid(test["data"])
     except referencing.exceptions.Unresolvable:
         return False
     return True
@@ -192,18 +198,17 @@ def run_case(fmt: str, schema: Any, tests: list[dict], dialects: tuple[str, ...]
     disagreement: the engines and the strict parser do not all give the same verdict (never allowed)."""
     deviations: list[str] = []
     disagreements: list[str] = []
-    cls = jsonschema.Draft202012Validator if draft == "draft2020-12" else jsonschema.Draft7Validator
     for test in tests:
         if not _renderable(test["data"]):
             continue
-        for how, params, args in wrappings(schema, test["data"]):
+        for how, params, args in wrappings(schema, test["data"], draft):
             try:
                 bundles = _bundles(fmt, json.dumps(params), dialects, permissive)
             except ToolgramError as exc:
                 assert "(at $[0].function.parameters" in str(exc), exc  # the error names the JSON path
                 deviations.append(f"{how}: does not compile: {exc}")
                 continue
-            expected = cls(toolgram_reading(params)).is_valid(args)
+            expected = VALIDATOR[draft](toolgram_reading(params)).is_valid(args)
             if permissive and not expected:
                 continue  # a relaxed grammar may accept an invalid instance
             text = render_calls(fmt, [("f", args)])
@@ -225,7 +230,12 @@ def _ids(items: list) -> list[str]:
     return [f"{c[0]}:{c[1]}" for c in items]
 
 
+def _draft(case: tuple) -> str:
+    return case[0].split("/")[0]
+
+
 CLAIMED = cases("draft2020-12", "enforced")
+CLAIMED_7 = cases("draft7", "enforced")
 
 
 #: the default run takes every SAMPLE-th case (Lark and xgrammar); ``-m slow`` the others, with llama.cpp too
@@ -236,7 +246,7 @@ def check_claimed(case: tuple, dialects: tuple[str, ...]) -> None:
     """Grammar = strict parser on every case; against the suite, exactly the known deviations remain
     (json_schema_suite_known.json, a ratchet: a fixed deviation must leave the list)."""
     name, description, schema, tests = case
-    deviations, disagreements = run_case("hermes", schema, tests, dialects)
+    deviations, disagreements = run_case("hermes", schema, tests, dialects, draft=_draft(case))
     assert not disagreements, "\n".join(disagreements)
     assert deviations == KNOWN.get(f"{name}:{description}", []), "\n".join(deviations)
 
@@ -246,7 +256,16 @@ def test_claimed_keywords(case: tuple) -> None:
     check_claimed(case, ("lark", "ebnf"))
 
 
-REST = [c for i, c in enumerate(CLAIMED) if i % SAMPLE]
+#: draft 7's $ref cases run by default: that draft's $ref overrides its siblings, where 2020-12's applies them
+REFS_7 = [c for c in CLAIMED_7 if c[0] == "draft7/ref"]
+
+
+@pytest.mark.parametrize("case", REFS_7, ids=_ids(REFS_7))
+def test_draft7_refs(case: tuple) -> None:
+    check_claimed(case, ("lark", "ebnf"))
+
+
+REST = [c for i, c in enumerate(CLAIMED) if i % SAMPLE] + [c for c in CLAIMED_7 if c[0] != "draft7/ref"]
 
 
 @pytest.mark.slow
@@ -256,6 +275,7 @@ def test_claimed_keywords_all(case: tuple) -> None:
 
 
 UNCLAIMED = cases("draft2020-12", "unsupported")
+UNCLAIMED_7 = cases("draft7", "unsupported")
 
 
 def _only_vacuous(schema: Any, keyword: str) -> bool:
@@ -281,7 +301,7 @@ def unclaimed_problems(case: tuple) -> list[str]:
     name, description, schema, tests = case
     keyword = FILE_KEYWORD.get(name.split("/")[1], name.split("/")[1])
     problems = []
-    for how, params, _ in wrappings(schema, {}):
+    for how, params, _ in wrappings(schema, {}, _draft(case)):
         if keyword not in _keywords(params):
             continue
         try:
@@ -299,7 +319,7 @@ def unclaimed_problems(case: tuple) -> list[str]:
             continue
         if not any(r["feature"] == keyword or r["path"].endswith("." + keyword) for r in bundle.relaxed):
             problems.append(f"{how}: {keyword} not under relaxed: {bundle.relaxed}")
-    deviations, disagreements = run_case("hermes", schema, tests, ("lark", "ebnf"), permissive=True)
+    deviations, disagreements = run_case("hermes", schema, tests, ("lark", "ebnf"), permissive=True, draft=_draft(case))
     assert not disagreements, "\n".join(disagreements)
     return sorted(set(problems) | {d for d in deviations if "does not compile" not in d})
 
@@ -312,7 +332,7 @@ def test_unclaimed_keywords(case: tuple) -> None:
     assert unclaimed_problems(case) == KNOWN.get(f"{name}:{description}", [])
 
 
-UNCLAIMED_REST = [c for i, c in enumerate(UNCLAIMED) if i % SAMPLE]
+UNCLAIMED_REST = [c for i, c in enumerate(UNCLAIMED) if i % SAMPLE] + UNCLAIMED_7
 
 
 @pytest.mark.slow

@@ -129,3 +129,42 @@ def test_id_is_a_base_in_draft_4_only(draft: str, expected: str) -> None:
     out = local_refs(params)
     ref = out["properties"]["a"]["properties"]["b"]["$ref"]
     assert follow_pointer(out, ref)[0] == {"type": expected}
+
+
+OVERRIDDEN = {"type": "object", "definitions": {"L": {"type": "array", "items": {"type": "integer"}}},
+              "properties": {"a": {"$ref": "#/definitions/L", "maxItems": 1, "description": "kept"}}}
+
+
+@pytest.mark.parametrize(("declared", "two_items"), [
+    ("http://json-schema.org/draft-07/schema#", True), ("http://json-schema.org/draft-06/schema#", True),
+    ("http://json-schema.org/draft-04/schema#", True), ("https://json-schema.org/draft/2019-09/schema", False),
+    ("https://json-schema.org/draft/2020-12/schema", False), (None, False)])
+def test_a_refs_siblings_apply_from_draft_2019_09_on(declared: str | None, two_items: bool) -> None:
+    """Up to draft 7 a ``$ref`` overrides its sibling keywords (``maxItems`` is ignored); from 2019-09 on, and in
+    a document that declares no draft, they apply beside it.  Grammar and strict parser read it alike."""
+    params = {"$schema": declared, **OVERRIDDEN} if declared else OVERRIDDEN
+    tools = [tool("f", params)]
+    assert local_refs(params)["properties"]["a"].get("description") == "kept"  # annotations stay
+    bundles = [compile("hermes", tools, dialect=d, tool_choice="required") for d in ("lark", "ebnf")]
+    for args, ok in [({"a": [1]}, True), ({"a": [1, 2]}, two_items), ({"a": ["x"]}, False)]:
+        text = render_calls("hermes", [("f", args)])
+        verdicts = {f"{b.dialect}/{k}": v for b in bundles for k, (v, _) in engine_results(b, text).items()}
+        verdicts["strict"] = bool(parse_strict("hermes", text, tools, tool_choice="required")["tool_calls"])
+        assert set(verdicts.values()) == {ok}, (args, verdicts)
+
+
+def test_an_overriding_ref_keeps_the_definitions_beside_it() -> None:
+    """A draft 7 document's root ``$ref`` beside its ``definitions`` (a common layout): the ``definitions`` stay,
+    so the reference still resolves, while a validating sibling (``type``) goes; a sibling ``$id`` does not move
+    the base its reference resolves against."""
+    params = {"$schema": "http://json-schema.org/draft-07/schema#", "$id": "https://example.com/root/",
+              "$ref": "#/definitions/Args", "type": "object",
+              "definitions": {"Args": {"type": "object", "properties": {
+                  "x": {"$ref": "t.json"}, "z": {"$id": "https://example.com/", "$ref": "t.json"}}},
+                  "t": {"$id": "t.json", "type": "integer"},
+                  "u": {"$id": "https://example.com/t.json", "type": "string"}},
+              "properties": {"y": {"type": "string"}}}
+    out = local_refs(params)
+    assert "type" not in out and "properties" not in out and "definitions" in out
+    args = follow_pointer(out, out["$ref"])[0]
+    assert args["properties"]["x"]["$ref"] == args["properties"]["z"]["$ref"] == "#/definitions/t"

@@ -176,6 +176,12 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
                      [[1, "a"], [1], []], [[1, "a", 2], ["a"]]),
     "tuple_more": ({"type": "array", "items": [{"type": "integer"}], "additionalItems": {"type": "boolean"}},
                    [[1, True, False], [2]], [[1, 2], [True]]),
+    # draft 7 tuples met in allOf: additionalItems follows its own sibling items only, never one in an applicator
+    "tuple_applicator": ({"allOf": [{"items": [{"type": "integer"}]}], "additionalItems": {"type": "boolean"}},
+                         [[1, None], [1, "x"], []], [["x"], [None, 1]]),
+    "tuple_met": ({"allOf": [{"items": [{"type": "integer"}], "additionalItems": {"type": "boolean"}},
+                             {"items": [{"minimum": 0}, {}, {"type": "boolean"}]}]},
+                  [[1, True, False, True], [0]], [[-1], [1, 2], [1, True, 3]]),
     # 2020-12 prefixItems: a position is never skipped (["a"] was accepted as a skipped integer)
     "prefix": ({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "maxItems": 3},
                [[1, "a"], [1], [1, "a", None]], [["a"], [1, "a", 2, 3]]),
