@@ -4,11 +4,14 @@ Before parsing, :func:`ecmascript` rewrites what Python's parser lacks: ``\\p{�
 code points (:func:`.charsets.unicode_property`), named groups ``(?<name>…)`` as ``(?P<name>…)``, and the classes
 ``[^]`` (any character) and ``[]`` (none).  After, :func:`flagged` applies the inline flags that patterns written
 for Python or Java carry (ECMAScript has none): ``(?i)`` as classes of every case variant, ``(?s)`` as a ``.``
-that matches a newline; ``(?m)``, which changes what the anchors mean, is refused.
+that matches a newline; ``(?m)``, which changes what the anchors mean, is refused.  A flag group written after
+the start (``^(?i)yes|no``) holds, as in Java, from there to the end of its group: :func:`late_flags` scopes it.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from re import _constants as c  # type: ignore[attr-defined]
 
 from ..errors import UnsupportedSchemaError
@@ -23,6 +26,7 @@ def ecmascript(pattern: str) -> str:
     """``pattern`` (ECMAScript) in the syntax Python's regex parser reads, where they differ: ``\\p{…}`` /
     ``\\P{…}`` as the class of their code points, named groups ``(?<name>…)`` as ``(?P<name>…)``, and the
     classes ``[^]`` (any character) and ``[]`` (none)."""
+    pattern = late_flags(pattern)
     if not any(s in pattern for s in ("\\p", "\\P", "(?<", "[]", "[^]")):
         return pattern
     out: list[str] = []
@@ -70,6 +74,75 @@ def ecmascript(pattern: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+#: an inline flag group that Python may also scope (``(?i)``, ``(?is)``; not ``a``/``L``/``u``)
+_FLAGS = re.compile(r"\(\?([imsx]+)\)")
+
+
+def _outside_classes(pattern: str) -> Iterator[tuple[int, str]]:
+    """Each character of ``pattern`` that is syntax: not escaped and not inside a class (ECMAScript's ``[]`` and
+    ``[^]`` are whole classes)."""
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+        elif ch == "[":
+            i = pattern.find("]", i + 2 if pattern.startswith("[^", i) else i + 1)
+            while i > 0 and _escaped(pattern, i):
+                i = pattern.find("]", i + 1)
+            i = n if i < 0 else i + 1
+        else:
+            yield i, ch
+            i += 1
+
+
+def _escaped(pattern: str, i: int) -> bool:
+    """Whether the character at ``i`` follows an odd run of backslashes."""
+    n = 0
+    while i - n - 1 >= 0 and pattern[i - n - 1] == "\\":
+        n += 1
+    return n % 2 == 1
+
+
+def late_flags(pattern: str) -> str:
+    """``pattern`` with each inline flag group written after its start scoped over what it governs: Java reads
+    ``X(?i)Y|Z`` with the flags from there to the end of the enclosing group, so it is written ``X(?i:Y)|(?i:Z)``
+    (Python refuses a global flag group after the start).  A flag group at the very start is left to Python."""
+    while "(?" in pattern:
+        syntax = dict(_outside_classes(pattern))
+        found = next((m for m in _FLAGS.finditer(pattern) if m.start() > 0 and m.start() in syntax), None)
+        if found is None:
+            return pattern
+        depth, end, bars = 0, len(pattern), []
+        for i, ch in syntax.items():
+            if i < found.end():
+                continue
+            if ch == "(":
+                depth += 1
+            elif ch == ")" and depth:
+                depth -= 1
+            elif ch == ")":
+                end = i
+                break
+            elif ch == "|" and depth == 0:
+                bars.append(i)
+        cuts = [found.end(), *(b + 1 for b in bars)]
+        scoped = "|".join(_scoped(found.group(1), pattern[a:b]) for a, b in zip(cuts, [*bars, end], strict=True))
+        pattern = pattern[:found.start()] + scoped + pattern[end:]
+    return pattern
+
+
+def _scoped(flags: str, piece: str) -> str:
+    """``piece`` under ``flags``, its leading ``^`` and trailing ``$`` kept outside the group (where they are
+    anchors toolgram reads)."""
+    body = piece.lstrip("^")
+    head = piece[:len(piece) - len(body)]
+    tail = len(body) - len(body.rstrip("$"))
+    while tail and _escaped(body, len(body) - tail):
+        tail -= 1
+    return f"{head}(?{flags}:{body[:len(body) - tail]}){body[len(body) - tail:]}"
 
 
 #: a class no character is in (``[]``, a ``\\p{…}`` of no code point)
