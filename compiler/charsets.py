@@ -91,18 +91,31 @@ def _categories() -> dict[str, Ranges]:
     return {k: tuple(v) for k, v in spans.items()}
 
 
+#: Java's POSIX classes (``\\p{Print}``: US-ASCII only, Java's default), which patterns written for Java carry
+_POSIX: dict[str, Ranges] = {
+    "Lower": ((0x61, 0x7A),), "Upper": ((0x41, 0x5A),), "Alpha": ((0x41, 0x5A), (0x61, 0x7A)),
+    "Digit": ((0x30, 0x39),), "Alnum": ((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)),
+    "Punct": ((0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E)), "Graph": ((0x21, 0x7E),),
+    "Print": ((0x20, 0x7E),), "Blank": ((0x09, 0x09), (0x20, 0x20)), "Cntrl": ((0x00, 0x1F), (0x7F, 0x7F)),
+    "XDigit": ((0x30, 0x39), (0x41, 0x46), (0x61, 0x66)), "Space": ((0x09, 0x0D), (0x20, 0x20)),
+}
+
+
 def unicode_property(name: str, pattern: str) -> Ranges:
-    """The code points of ECMAScript's ``\\p{name}`` (a General_Category, ``Any``, ``ASCII``)."""
+    """The code points of ECMAScript's ``\\p{name}`` (a General_Category, ``Any``, ``ASCII``), or of one of Java's
+    POSIX classes (:data:`_POSIX`), which ECMAScript does not define."""
     if name.startswith(("gc=", "General_Category=")):
         name = name.split("=", 1)[1]
     if name == "Any":
         return ((0, MAXCP),)
     if name == "ASCII":
         return ((0, 0x7F),)
+    if name in _POSIX:
+        return _POSIX[name]
     short = _GENERAL.get(name, name)
     if short not in _SHORT:
         raise UnsupportedSchemaError(f"pattern {pattern!r}: the Unicode property \\p{{{name}}} is not supported "
-                                     "(General_Category values, Any and ASCII are)")
+                                     "(General_Category values, Any, ASCII and Java's POSIX classes are)")
     table = _categories()
     if short in ("LC", "L&"):
         return merge([r for c in ("Lu", "Ll", "Lt") for r in table.get(c, ())])

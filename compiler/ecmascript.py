@@ -24,15 +24,23 @@ def _ranges_text(ranges: tuple[tuple[int, int], ...]) -> str:
 
 def ecmascript(pattern: str) -> str:
     """``pattern`` (ECMAScript) in the syntax Python's regex parser reads, where they differ: ``\\p{…}`` /
-    ``\\P{…}`` as the class of their code points, named groups ``(?<name>…)`` as ``(?P<name>…)``, and the
-    classes ``[^]`` (any character) and ``[]`` (none)."""
-    pattern = late_flags(pattern)
-    if not any(s in pattern for s in ("\\p", "\\P", "(?<", "[]", "[^]")):
+    ``\\P{…}`` as the class of their code points, named groups ``(?<name>…)`` as ``(?P<name>…)``, the classes
+    ``[^]`` (any character) and ``[]`` (none), a ``-`` beside a class escape inside a class (``[\\w-.]``: the
+    character, where Python refuses the range), and a surrogate pair ``\\uD83D\\uDE00`` as its code point."""
+    pattern = _SURROGATES.sub(_paired, late_flags(pattern))
+    if not any(s in pattern for s in ("\\p", "\\P", "(?<", "[]", "[^]")) and not _SET_DASH.search(pattern):
         return pattern
     out: list[str] = []
-    i, in_class = 0, False
+    i, in_class, after_set = 0, False, False
     while i < len(pattern):
         ch = pattern[i]
+        if in_class and ch == "-" and (after_set or _SET_ESCAPE.match(pattern, i + 1)) and not pattern.startswith(
+                "]", i + 1):
+            out.append("\\-")  # ECMAScript (Annex B): a class escape is no range's end, so the dash is itself
+            i += 1
+            after_set = False
+            continue
+        after_set = in_class and _SET_ESCAPE.match(pattern, i) is not None
         if ch == "\\" and i + 1 < len(pattern):
             nxt = pattern[i + 1]
             if nxt in "pP" and i + 2 < len(pattern) and pattern[i + 2] == "{":
@@ -74,6 +82,17 @@ def ecmascript(pattern: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+#: a class escape that names a set (no range may end at it), a dash beside one, and a UTF-16 surrogate pair
+_SET_ESCAPE = re.compile(r"\\[dDsSwW]|\\[pP]\{")
+_SET_DASH = re.compile(r"\\[dDsSwW]-|\\[pP]\{[^}]*\}-|-\\[dDsSwWpP]")
+_SURROGATES = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
+
+
+def _paired(m: re.Match) -> str:
+    high, low = int(m.group(2), 16), int(m.group(3), 16)
+    return f"{m.group(1)}\\U{0x10000 + (high - 0xD800) * 0x400 + (low - 0xDC00):08x}"
 
 
 #: an inline flag group that Python may also scope (``(?i)``, ``(?is)``; not ``a``/``L``/``u``)

@@ -156,8 +156,19 @@ def within(spelled: Callable[[Callable[[Char], Expr]], Expr], pattern: str | Pat
            length: tuple[int, int | None]) -> tuple[Expr, Expr] | None:
     """A length-bound pattern token's :attr:`~.ir.Token.within`: the pattern alone, and any text of ``length``,
     each put in the token's quotes by ``spelled(body)`` (``body(char)``: the text, each character spelled by
-    ``char``).  None without lengths, or where the pattern alone has no expression (a meet of patterns past its
-    caps, which the lengths brought within them)."""
+    ``char``).  A pattern that counts its own length (:func:`_length_form`) gives its text alone, and the lengths
+    it and ``length`` allow.  None without lengths, or where the pattern alone has no expression (a meet of
+    patterns past its caps, which the lengths brought within them)."""
+    form = None
+    if isinstance(pattern, str):
+        try:
+            form = _length_form(pattern)
+        except Exception:  # noqa: BLE001 - not a pattern toolgram reads: refused where it is built
+            form = None
+    if form is not None:  # the pattern counts its own length: its text alone, and the lengths both allow
+        text, lo, hi = form
+        lo, hi = max(lo, length[0]), hi if length[1] is None else length[1] if hi is None else min(hi, length[1])
+        return (spelled(lambda char: spell(text, char)), spelled(lambda char: Rep(char(((0, MAXCP),)), lo, hi)))
     if length == (0, None):
         return None
     try:
@@ -212,6 +223,9 @@ def _pattern_ir(pattern: str, char: Char, path: None = None) -> Expr:
         raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}", path) from None
     branches = _anchored(flagged(list(tree), tree.state.flags, pattern))
     if any(op in _LOOK for _, _, items in branches for op, _ in items):
+        tested = _length_tested(pattern)
+        if tested is not None:
+            return spell(tested, char)
         try:
             looking = alt(*(_looking(start, end, items, pattern, path) for start, end, items in branches))
             return spell(_minimal(looking, pattern, path), char)
@@ -229,7 +243,8 @@ def _pattern_ir(pattern: str, char: Char, path: None = None) -> Expr:
 
 
 _LOOK = (c.ASSERT, c.ASSERT_NOT)
-_ANY_TEXT = Rep(Chars(((0, MAXCP),), False), 0, None)
+_ANY_CHAR = Chars(((0, MAXCP),), False)
+_ANY_TEXT = Rep(_ANY_CHAR, 0, None)
 _REPEATS = (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None))
 
 
@@ -274,6 +289,69 @@ def _counted(branches: list[tuple[bool, bool, list]], pattern: str, path: str | 
     return out
 
 
+def _length_tested(pattern: str) -> Expr | None:
+    """A pattern whose length is tested (:func:`_length_form`): its text held to the lengths
+    (:func:`restrict_length`; the product with the count would have too many states to write); None where the
+    pattern has another shape."""
+    form = _length_form(pattern)
+    if form is None:
+        return None
+    met = restrict_length(*form, pattern)
+    return Chars(()) if met is None else met
+
+
+@lru_cache(maxsize=256)
+def _length_form(pattern: str) -> tuple[Expr, int, int | None] | None:
+    """``(text, lo, hi)`` for a pattern anchored at the start whose leading look-ahead, or whose rest, only counts
+    one class to the end (``^(?=.{1,253}$)…``, ``(?=^[a-z0-9-]{3,64}$)…``, ``^(?=^[a-z]+(-[a-z]+)*$).{1,255}$``):
+    the other side, each of its characters held to that class (``spell``: no automaton), and the count.  The
+    pattern's strings are those texts of ``lo`` to ``hi`` characters; Lark's terminal counts them with a
+    look-ahead (:func:`within`).  None where the pattern has another shape."""
+    tree = _parse(pattern)
+    branches = _anchored(flagged(list(tree), tree.state.flags, pattern))
+    if len(branches) != 1:
+        return None
+    start, end, items = branches[0]
+    if not items or items[0][0] != c.ASSERT or items[0][1][0] != 1:
+        return None
+    parts = _anchored(list(items[0][1][1]))
+    if len(parts) != 1 or not (start or parts[0][0]):
+        return None
+    _, tested_to_end, body = parts[0]
+    count = _class_count(body, pattern) if tested_to_end else None
+    if count is not None:
+        other = _branch_ir(end, items[1:], pattern)
+    else:
+        count = _class_count(items[1:], pattern) if end else None
+        if count is None:
+            return None
+        other = _branch_ir(tested_to_end, body, pattern)
+    one, lo, hi = count
+    allowed = negate(tuple(sorted(one.ranges))) if one.negated else one.ranges
+    held = spell(other, lambda ranges: Chars(subtract(ranges, negate(allowed))))
+    try:
+        held = _minimal(held, pattern, None)  # unambiguous where its automaton is small
+    except UnsupportedSchemaError:
+        pass
+    return held, lo, hi
+
+
+def _class_count(items: list, pattern: str) -> tuple[Chars, int, int | None] | None:
+    """``(class, lo, hi)`` where ``items`` are one class repeated ``lo`` to ``hi`` times; else None."""
+    if len(items) != 1 or items[0][0] not in _REPEATS:
+        return None
+    lo, hi, sub = items[0][1]
+    one = _seq(list(sub), decoded_char, pattern, None)
+    return (one, lo, None if hi == c.MAXREPEAT else hi) if isinstance(one, Chars) else None
+
+
+def _branch_ir(end: bool, items: list, pattern: str) -> Expr:
+    """The decoded language of a branch anchored at the start, its look-arounds met (:func:`_looking`)."""
+    if any(op in _LOOK for op, _ in items):
+        return _looking(True, end, items, pattern, None)
+    return seq(_seq(items, decoded_char, pattern, None), EMPTY if end else _ANY_TEXT)
+
+
 def _looking(start: bool, end: bool, items: list, pattern: str, path: str | None) -> Expr:
     """The decoded language of one top-level branch whose sequence holds look-arounds (``(?=…)``,
     ``(?!…)``, ``(?<=…)``, ``(?<!…)``).  A look-behind tests all the text before its place: the last one
@@ -303,10 +381,25 @@ def _looking(start: bool, end: bool, items: list, pattern: str, path: str | None
     k = ahead[0]
     op, (_, sub) = items[k]
     parts = _anchored(list(sub))
+    if any(b_start for b_start, _, _ in parts) and not start and k == 0:
+        # a match at the start, where the look-ahead's ^ holds, or one character on or later, where its branches
+        # anchored at the start cannot match: (?!^x)y is ^(?!x)y or .y (ECMAScript's search)
+        later = [(b_start, b_end, b_items) for b_start, b_end, b_items in parts if not b_start]
+        at_start = _looking(True, end, items, pattern, path)
+        if not later and op == c.ASSERT:
+            return at_start  # (?=^x)y: only at the start
+        rest = [(op, (1, _branches(later))), *items[1:]] if later else items[1:]
+        return alt(at_start, seq(_ANY_CHAR, _looking(False, end, rest, pattern, path)))
     if any(b_start for b_start, _, _ in parts) and not (start and k == 0):
         raise UnsupportedSchemaError(f"pattern {pattern!r}: ^ inside a look-ahead after the start", path)
     test = alt(*(_looking(True, b_end, _only(b_items, 1, pattern, path), pattern, path) for _, b_end, b_items in parts))
     return seq(head, _meet(_looking(True, end, items[k + 1:], pattern, path), test, op == c.ASSERT_NOT, pattern, path))
+
+
+def _branches(parts: list[tuple[bool, bool, list]]) -> list:
+    """Parsed items that match what ``parts`` (:func:`_anchored`'s branches, none anchored at the start) match."""
+    bodies = [[*items, *([(c.AT, c.AT_END)] if end else [])] for _, end, items in parts]
+    return bodies[0] if len(bodies) == 1 else [(c.BRANCH, (None, bodies))]
 
 
 def _behind_first(items: list) -> list:
@@ -365,19 +458,37 @@ def _anchored(items: list) -> list[tuple[bool, bool, list]]:
     anchors bind inside an alternation (``^dev|alpha|stable$`` is ``(^dev)|(alpha)|(stable$)``),
     also inside one group that is the whole pattern.  ``\\A`` and ``\\Z``, which patterns written for Python or
     Java use (CloudFormation's ``\\A[0-9a-fA-F]+\\Z``), are anchors at the ends as those engines read them."""
+    items = _spliced(items)
+    at = next((i for i, (op, av) in enumerate(items) if op == c.BRANCH and any(
+        o == c.AT for b in av[1] for o, _ in b)), None)
+    if at is not None and len(items) > 1:
+        # anchors inside a choice in the sequence (Python's parser takes the prefix the branches share out of them:
+        # ^a$|^b$ is ^(?:a$|b$); ^(^$|x)$): the sequence around it goes into each branch
+        items = [(c.BRANCH, (None, [[*items[:at], *b, *items[at + 1:]] for b in items[at][1][1]]))]
     if len(items) == 1 and items[0][0] == c.BRANCH:
         return [part for branch in items[0][1][1] for part in _anchored(list(branch))]
-    if len(items) == 1 and items[0][0] == c.SUBPATTERN:
-        inner = list(items[0][1][-1])
-        if any(op == c.AT for op, _ in inner) or (len(inner) == 1 and inner[0][0] == c.BRANCH):
-            return _anchored(inner)
-    start = bool(items) and items[0][0] == c.AT and items[0][1] in (c.AT_BEGINNING, c.AT_BEGINNING_STRING)
-    if start:
-        items = items[1:]
-    end = bool(items) and items[-1][0] == c.AT and items[-1][1] in (c.AT_END, c.AT_END_STRING)
-    if end:
-        items = items[:-1]
-    return [(start, end, items)]
+    items, start = _edge_anchor(items, (c.AT_BEGINNING, c.AT_BEGINNING_STRING))
+    rev, end = _edge_anchor(items[::-1], (c.AT_END, c.AT_END_STRING))
+    return [(start, end, rev[::-1])]
+
+
+def _spliced(items: list) -> list:
+    """``items`` with each group in the sequence opened (a group that is not repeated only groups: ``(^a)(b$)``
+    reads as ``^ab$``, ``((?!x)y)`` as ``(?!x)y``)."""
+    if not any(op == c.SUBPATTERN for op, _ in items):
+        return items
+    return [it for op, av in items for it in (_spliced(list(av[-1])) if op == c.SUBPATTERN else [(op, av)])]
+
+
+def _edge_anchor(items: list, kinds: tuple) -> tuple[list, bool]:
+    """``items`` without the anchors of ``kinds`` in their leading run of zero-width items (anchors and
+    look-arounds), and whether there was one: ``(?!_)^a`` is anchored as ``^(?!_)a`` is."""
+    run = 0
+    while run < len(items) and (items[run][0] in _LOOK or items[run][0] == c.AT and items[run][1] in kinds):
+        run += 1
+    if not any(op == c.AT for op, _ in items[:run]):
+        return items, False
+    return [it for it in items[:run] if it[0] != c.AT] + items[run:], True
 
 
 def _seq(items: list, char: Callable, pattern: str, path: str) -> Expr:

@@ -41,6 +41,23 @@ def test_fixed_patterns(pattern: str) -> None:
     _agrees(pattern)
 
 
+@pytest.mark.parametrize("pattern", [
+    "(?!^[1]+$)([a-c1]+)", "((?!^1)[a-c1]+)", "(?!^a|b)c", "(?=^a)[ab]+", "(?=^a|b)a", "(?!^a)",
+    "(^(?!a{2}))(^[a-c]+$)", "(?!b)^a", "a$(?<!ca)", "x|((?!^a)b)",
+    "^(?=.{2,3}$)[a-c]*1?$", "(?=^[ab]+$).{1,3}$", "(?=.{1,3}$)a.", "^(?=^[a1]{2,4}$)(?!.*1$)[a-c1]+$",
+    "(?=[a-c ]{0,2}$)", "^(?=[^1]{1,3}$)a", "(?=^.{3}$)((a|b)1|c)", "^(?=^[ab]+( [ab]+)*$).{1,4}$",
+    "(?=b[a-c]+$)[a-c]{2,3}$",
+    "^a$|^b$", "^ab$|^ac", "^a1$|^a$|^ab", "^(^$|a+)$", "^(1a|b|^[1c]+$)$", "^(^[ab]{2,3}$|^c\\.1$)$",
+])
+def test_anchors_inside_groups_and_look_aheads(pattern: str) -> None:
+    """Groups in the top-level sequence only group (``(^a)(b$)`` is ``^ab$``); an anchor among the leading
+    look-arounds anchors the branch; a look-ahead's ``^`` holds only where the search starts at the text's start
+    (``(?!^x)y`` is ``^(?!x)y`` or ``.y``); a leading look-ahead that only counts its class (``(?=^.{1,253}$)…``)
+    is a length; anchors inside a choice bind there (``^a$|^b$``, which Python's parser reads as ``^(?:a$|b$)``, and
+    ``^(^$|a+)$``).  CloudFormation writes each of these; they were refused before 6 Dec."""
+    _agrees(pattern)
+
+
 @pytest.mark.parametrize("pattern", ["\\A[a-c]+\\Z", "\\Aab", "c1\\Z", "\\A(a|b1)|c\\Z", "(\\A[ab]1\\Z)"])
 def test_python_anchors(pattern: str) -> None:
     """``\\A`` and ``\\Z`` at the ends are anchors, as Python and Java read them (ECMAScript has no such escapes;
@@ -141,12 +158,21 @@ LETTERS = ["".join(t) for n in range(4) for t in itertools.product("aÉж1٣_ -"
 @pytest.mark.parametrize(("pattern", "oracle"), [
     ("^\\p{Lu}\\p{Ll}+$", "^É[aж]+$"), ("^[\\p{L}\\d_]+$", "^[aÉж_0-9]+$"), ("^\\P{L}+$", "^[^aÉж]+$"),
     ("\\p{Nd}", "[1٣]"), ("^\\p{gc=Nd}$", "^[1٣]$"), ("^\\p{Letter}$", "^[aÉж]$"), ("^[^\\p{L}\\p{N}]$", "^[_ -]$"),
-    ("^\\p{Pc}\\p{Zs}?$", "^_ ?$"), ("^(?<word>\\p{L}+)-$", "^[aÉж]+-$"), ("^[^]$", "^[\\s\\S]$"), ("a[]", "(?!)"),
+    ("^\\p{Pc}\\p{Zs}?$", "^_ ?$"), ("^[\\w- ]+$", "^[a1_ -]+$"), ("^[\\d-a]+$", "^[1a-]+$"),
+    ("^[\\p{Lu}-_]$", "^[É_-]$"), ("^[-\\s]$", "^[ -]$"), ("^\\p{Alpha}+$", "^a+$"), ("^\\p{Print}$", "^[a1_ -]$"),
+    ("^(?<word>\\p{L}+)-$", "^[aÉж]+-$"), ("^[^]$", "^[\\s\\S]$"), ("a[]", "(?!)"),
 ])
 def test_ecmascript_syntax(pattern: str, oracle: str) -> None:
     """ECMAScript's Unicode property classes (General_Category, by short or long name, ``gc=``), its named groups
-    ``(?<name>…)`` and its classes ``[^]`` (any character) and ``[]`` (none), which Python's parser refuses."""
+    ``(?<name>…)``, its classes ``[^]`` (any character) and ``[]`` (none), and a ``-`` beside a class escape in a
+    class (the character itself), which Python's parser refuses; Java's POSIX classes (``\\p{Print}``, ASCII)."""
     _agrees(pattern, oracle, LETTERS)
+
+
+def test_surrogate_pairs_are_code_points() -> None:
+    """``\\uD800\\uDC00-\\uDBFF\\uDFFF`` (UTF-16, as XML character classes are often written) is U+10000-U+10FFFF."""
+    _agrees("^[\\u0020-\\uD7FF\\uD800\\uDC00-\\uDBFF\\uDFFF]+$", "^[\\u0020-\\ud7ff\\U00010000-\\U0010ffff]+$",
+            ["", "a", "\U0001F600", "a\U0001F600", "\ue000", "\t", "\\uD800"])
 
 
 @pytest.mark.parametrize("pattern", ["(?m)^a$", "a(?m:^b)", "\\p{Script=Latin}", "\\p{Foo}", "\\p{L"])

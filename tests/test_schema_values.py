@@ -198,6 +198,13 @@ CASES: dict[str, tuple[dict[str, Any], list[Any], list[Any]]] = {
                       ["aB3d", "1234A", "Z9 x"], ["abcd", "AB1", "abc1", "ABCD"]),
     "look_behind": ({"type": "string", "pattern": "(?<!a)b"}, ["b", "cb", "abcb", "bab"], ["ab", "", "aab"]),
     "look_ahead_open": ({"type": "string", "pattern": "v(?=[0-9])"}, ["v1", "xv2.0", "vav9"], ["v", "va", "V1"]),
+    # a leading look-ahead that counts (a length), and one whose ^ holds only at the text's start
+    "look_length": ({"type": "string", "pattern": "^(?=.{1,12}$)[a-z]+(\\.[a-z]+)*$"},
+                    ["a", "ab.cd", "abcdefghijkl", "a.b.c.d.e.fg"], ["abcdefghijklm", "a..b", "", "a.b.c.d.e.fgh"]),
+    "look_long": ({"type": "string", "pattern": "(?=^.{1,200}$)[a-z]+(\\.[a-z]+)*$"},
+                  ["a" * 200, "ab.c", "a." * 99 + "ab"], ["a" * 201, "a." * 100 + "a", ".a"]),
+    "look_start": ({"type": "string", "pattern": "(?!^[0-9]+$)^[a-z0-9]+$"}, ["a1", "12a", "x"], ["123", "", "a-"]),
+    "look_search": ({"type": "string", "pattern": "(?!^[0-9]+$)[a-z0-9]+"}, ["a1", "123", "-1"], ["1", "", "--"]),
 }
 #: JSON, Python literals, Gemma 4, XML raw values
 VALUE_FORMATS = ["hermes", "pythonic", "gemma4", "qwen3_coder"]
