@@ -251,6 +251,7 @@ def corpus_scan(root: Path, limit_s: int = 60) -> None:
     signal.signal(signal.SIGALRM, late)
     print(f"{'mode':<12}{'compiled':>10}{'refused':>10}{'late':>6}{'p50 ms':>10}{'p90 ms':>10}{'max ms':>10}")
     reasons: collections.Counter[str] = collections.Counter()
+    slow: list[str] = []
     for permissive in (False, True):
         times, refused, over = [], 0, 0
         for path in paths:
@@ -266,6 +267,7 @@ def corpus_scan(root: Path, limit_s: int = 60) -> None:
                     reasons[re.sub(r"(['\"]).{24,}?\1 ", "… ", exc.message)[:100]] += 1  # (long patterns cut)
             except Late:
                 over += 1
+                slow.append(f"{'permissive' if permissive else 'strict'}: {path.name}")
             finally:
                 signal.alarm(0)
         xs = sorted(times)
@@ -275,6 +277,8 @@ def corpus_scan(root: Path, limit_s: int = 60) -> None:
     print("\nstrict refusals, commonest first:")
     for reason, n in reasons.most_common(8):
         print(f"{n:>6}  {reason}")
+    if slow:
+        print(f"\npast {limit_s} s: " + ", ".join(slow))
     machine_footer()
 
 

@@ -49,13 +49,26 @@ MAX_LENGTH_BRANCHES = 64
 MAX_LENGTH_TRIES = 24
 
 
+#: the parts every meet wrote, each one object: two meets' equal parts (a schema's patterns under different
+#: lengths share their halves) then compare by identity, where distinct copies of a halved meet compared node by
+#: node, in time exponential in its depth (AWS::Pipes::Pipe: past 60 s); emptied past :data:`MAX_CANON` entries
+_CANON: dict[Expr, Expr] = {}
+MAX_CANON = 100_000
+
+
+def _canon() -> dict[Expr, Expr]:
+    if len(_CANON) > MAX_CANON:
+        _CANON.clear()
+    return _CANON
+
+
 class _Tries:
     """The tries one :func:`restrict_length` has left (:data:`MAX_LENGTH_TRIES`), and the parts its automata wrote
     (``canon``: equal parts are one object across the tries, see :func:`_counted_dfa`)."""
 
     def __init__(self) -> None:
         self.left = MAX_LENGTH_TRIES
-        self.canon: dict[Expr, Expr] = {}
+        self.canon = _canon()
         self.whole: set[int] = set()  # the ids of the expressions :func:`_whole` tried
 
     def take(self, pattern: str) -> None:

@@ -184,12 +184,28 @@ def decoded_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
     return Chars(ranges, False)
 
 
+#: per spelling, what :func:`spell` wrote, so that equal decoded parts of two patterns (a schema's patterns under
+#: different lengths share halves) are one spelled object, which the grammar's interning and left factoring
+#: compare by identity rather than node by node; a spelling's table is emptied past :data:`MAX_SPELLED` entries
+_SPELLED: dict[Char, dict[Expr, Expr]] = {}
+MAX_SPELLED = 50_000
+
+
+def _spelled(char: Char) -> dict[Expr, Expr]:
+    if len(_SPELLED) > 64:  # (spellings made on the fly: drop them all)
+        _SPELLED.clear()
+    done = _SPELLED.setdefault(char, {})
+    if len(done) > MAX_SPELLED:
+        done.clear()
+    return done
+
+
 def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
     """A decoded regular expression (of :class:`Chars`, literals, sequences, choices, repetitions)
     with each character spelled by ``char(ranges)``, as a value syntax writes it.  A part the expression
     holds more than once is spelled once (``done``; the length products share theirs)."""
     if done is None:
-        done = {}
+        done = _spelled(char)
     hit = done.get(e)
     if hit is not None:
         return hit

@@ -312,3 +312,51 @@ def test_a_state_that_loops_on_one_class_is_counted_natively() -> None:
         call = render_calls("hermes", [("f", {"u": text})])
         for engine, (accepted, pos) in engine_results(bundle, call).items():
             assert accepted == ok, (engine, len(text), pos)
+
+
+#: AWS::Pipes::Pipe's (pattern, minLength, maxLength) with maxLength >= 1000 (cfn-lint 1.58.0)
+PIPE = [
+    ("^sg-[0-9a-zA-Z]*|(\\$(\\.[\\w/_-]+(\\[(\\d+|\\*)\\])*)*)$", 1, 1024),
+    ("^subnet-[0-9a-z]*|(\\$(\\.[\\w/_-]+(\\[(\\d+|\\*)\\])*)*)$", 1, 1024),
+    ("^(^arn:aws([a-z]|\\-)*:logs:([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}):(\\d{12}):log-group:.+)$", 1, 1600),
+    ("^arn:(aws[a-zA-Z0-9-]*):([a-zA-Z0-9\\-]+):([a-z]{2}((-"
+     "gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1})?:(\\d{12})?:(.+)$", 1, 1600),
+    ("^arn:(aws[a-zA-Z0-9-]*):([a-zA-Z0-9\\-]+):([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1})?:(\\d{12})?:(.+)|"
+     "(\\$(\\.[\\w/_-]+(\\[(\\d+|\\*)\\])*)*)$", 1, 1600),
+    ("^(^arn:aws([a-z]|\\-)*:firehose:([a-z]{2}((-gov)|(-iso"
+     "([a-z]?)))?-[a-z]+-\\d{1}):(\\d{12}):deliverystream/.+)$", 1,
+     1600),
+    ("^(^arn:aws([a-z]|\\-)*:secretsmanager:([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}):(\\d{12}):secret:.+)$", 1,
+     1600),
+    ("^[\\s\\S]*$", 1, 1000),
+    ("^(^arn:aws([a-z]|\\-)*:secretsmanager:([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}):(\\d{12}):secret:.+)|"
+     "(\\$(\\.[\\w/_-]+(\\[(\\d+|\\*)\\])*)*)$", 1, 1600),
+    ("^sg-[0-9a-zA-Z]*$", 1, 1024), ("^subnet-[0-9a-z]*$", 1, 1024),
+    ("^arn:aws([a-z]|\\-)*:([a-zA-Z0-9\\-]+):([a-z]|\\d|\\-)*:([0-9]{12})?:(.+)$", 1, 1600),
+    ("^$|arn:(aws[a-zA-Z0-9-]*):([a-zA-Z0-9\\-]+):([a-z]{2}("
+     "(-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1})?:(\\d{12})?:(.+)$", 0,
+     1600),
+    ("^[a-zA-Z0-9_\\-/:]*$", 0, 2048),
+    ("^arn:(aws[a-zA-Z-]*)?:iam::\\d{12}:role/?[a-zA-Z0-9+=,.@\\-_/]+$", 1, 1600),
+    ("^smk://(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\\-]*[a-zA-Z"
+     "0-9])\\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\\-]*[A-Za-z0-9])"
+     ":[0-9]{1,5}|arn:(aws[a-zA-Z0-9-]*):([a-zA-Z0-9\\-]+):("
+     "[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1})?:(\\d{12})?:(.+)$",
+     1, 1600),
+]
+
+
+def test_meets_of_many_patterns_share_their_halves() -> None:
+    """A hang guard: AWS::Pipes::Pipe's long patterns, each under its length, in one object.  Their halved meets
+    hold equal parts; built as distinct objects, the grammar's interning and left factoring compared them node by
+    node (exponential in the halving depth), and hoisted groups were named in quadratic time: past 90 s before
+    6 Dec, 1.4 s after (the meets' parts and spellings are now one object each: ``lengths._CANON``,
+    ``regex._SPELLED``)."""
+    import time
+
+    props = {f"p{i}": {"type": "string", "pattern": p, "minLength": lo, "maxLength": hi}
+             for i, (p, lo, hi) in enumerate(PIPE)}
+    start = time.process_time()
+    compile("hermes", [{"name": "f", "parameters": {"type": "object", "properties": props}}], dialect="ebnf",
+            tool_choice="required")
+    assert time.process_time() - start < 30

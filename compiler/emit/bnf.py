@@ -77,6 +77,7 @@ class BnfPrinter:
             self._share.update(plan_shared(grammar, self._kids, self._bodies))
         self._hints: dict[Expr, str] = {}
         self._taken: set[str] = set(grammar.rules)
+        self._suffix: dict[str, int] = {}  # per base name, the suffix the next fresh name tries first
         self._loops: dict[tuple[Expr, Expr], str] = {}
 
     # -- atoms -------------------------------------------------------------------------------------
@@ -191,10 +192,12 @@ class BnfPrinter:
 
     def _fresh(self, base: str) -> str:
         """``base``, or ``base-2``, ``base-3``...: the first rule name not taken yet (now taken)."""
-        name, n = base, 1
+        n = self._suffix.get(base, 1)
+        name = base if n == 1 else f"{base}-{n}"
         while name in self._taken:
             n += 1
             name = f"{base}-{n}"
+        self._suffix[base] = n + 1
         self._taken.add(name)
         return name
 
