@@ -52,14 +52,15 @@ MAX_LENGTH_TRIES = 24
 #: the parts every meet wrote, each one object: two meets' equal parts (a schema's patterns under different
 #: lengths share their halves) then compare by identity, where distinct copies of a halved meet compared node by
 #: node, in time exponential in its depth (AWS::Pipes::Pipe: past 60 s); emptied past :data:`MAX_CANON` entries
+#: between two grammars (:func:`trim_parts`), never while one is built (it would compare its parts so again)
 _CANON: dict[Expr, Expr] = {}
-MAX_CANON = 100_000
+MAX_CANON = 200_000
 
 
-def _canon() -> dict[Expr, Expr]:
+def trim_parts() -> None:
+    """Empty the table of shared parts if it is past :data:`MAX_CANON` (call between two grammars)."""
     if len(_CANON) > MAX_CANON:
         _CANON.clear()
-    return _CANON
 
 
 class _Tries:
@@ -68,7 +69,7 @@ class _Tries:
 
     def __init__(self) -> None:
         self.left = MAX_LENGTH_TRIES
-        self.canon = _canon()
+        self.canon = _CANON
         self.whole: set[int] = set()  # the ids of the expressions :func:`_whole` tried
 
     def take(self, pattern: str) -> None:

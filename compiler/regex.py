@@ -38,7 +38,7 @@ from .dfa import (
 )
 from .ecmascript import ecmascript, flagged
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
-from .lengths import restrict_length, span
+from .lengths import restrict_length, span, trim_parts
 
 #: how a value syntax spells one character from a set of code-point ranges (:func:`json_char`, :func:`raw_char` ...)
 Char = Callable[[tuple[tuple[int, int], ...]], Expr]
@@ -186,18 +186,18 @@ def decoded_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
 
 #: per spelling, what :func:`spell` wrote, so that equal decoded parts of two patterns (a schema's patterns under
 #: different lengths share halves) are one spelled object, which the grammar's interning and left factoring
-#: compare by identity rather than node by node; a spelling's table is emptied past :data:`MAX_SPELLED` entries
+#: compare by identity rather than node by node; emptied past :data:`MAX_SPELLED` entries between two grammars
+#: (:func:`trim_shared`), never while one is built
 _SPELLED: dict[Char, dict[Expr, Expr]] = {}
-MAX_SPELLED = 50_000
+MAX_SPELLED = 200_000
 
 
-def _spelled(char: Char) -> dict[Expr, Expr]:
-    if len(_SPELLED) > 64:  # (spellings made on the fly: drop them all)
+def trim_shared() -> None:
+    """Empty the tables that make equal parts one object (:data:`_SPELLED`, ``lengths._CANON``) where they are past
+    their caps: between two grammars, never while one is built."""
+    if len(_SPELLED) > 16 or sum(map(len, _SPELLED.values())) > MAX_SPELLED:
         _SPELLED.clear()
-    done = _SPELLED.setdefault(char, {})
-    if len(done) > MAX_SPELLED:
-        done.clear()
-    return done
+    trim_parts()
 
 
 def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
@@ -205,7 +205,7 @@ def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
     with each character spelled by ``char(ranges)``, as a value syntax writes it.  A part the expression
     holds more than once is spelled once (``done``; the length products share theirs)."""
     if done is None:
-        done = _spelled(char)
+        done = _SPELLED.setdefault(char, {})
     hit = done.get(e)
     if hit is not None:
         return hit
@@ -344,7 +344,7 @@ def _length_form(pattern: str) -> tuple[Expr, int, int | None] | None:
         other = _branch_ir(tested_to_end, body, pattern)
     one, lo, hi = count
     allowed = negate(tuple(sorted(one.ranges))) if one.negated else one.ranges
-    held = spell(other, lambda ranges: Chars(subtract(ranges, negate(allowed))))
+    held = spell(other, lambda ranges: Chars(subtract(ranges, negate(allowed))), {})
     try:
         held = _minimal(held, pattern, None)  # unambiguous where its automaton is small
     except UnsupportedSchemaError:
