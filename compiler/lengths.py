@@ -64,12 +64,10 @@ def trim_parts() -> None:
 
 
 class _Tries:
-    """The tries one :func:`restrict_length` has left (:data:`MAX_LENGTH_TRIES`), and the parts its automata wrote
-    (``canon``: equal parts are one object across the tries, see :func:`_counted_dfa`)."""
+    """The tries one :func:`restrict_length` has left (:data:`MAX_LENGTH_TRIES`), and the expressions tried whole."""
 
     def __init__(self) -> None:
         self.left = MAX_LENGTH_TRIES
-        self.canon = _CANON
         self.whole: set[int] = set()  # the ids of the expressions :func:`_whole` tried
 
     def take(self, pattern: str) -> None:
@@ -106,7 +104,7 @@ def _whole(e: Expr, lo: int, hi: int | None, pattern: str, tries: _Tries) -> Exp
     shape = first_of_class(e)  # one character of a class somewhere: the split, unambiguous and small
     if shape is not None:
         return _first_of_class_length(*shape, lo, hi)
-    counted = _counted_dfa(e, lo, hi, tries.canon)  # a small automaton: halved, O(log hi) parts
+    counted = _counted_dfa(e, lo, hi)  # a small automaton: halved, O(log hi) parts
     if counted is None:
         raise _refused(pattern)
     return counted.expr
@@ -217,7 +215,7 @@ class _Counted(NamedTuple):
     expr: Expr | None
 
 
-def _counted_dfa(e: Expr, lo: int, hi: int | None, canon: dict[Expr, Expr] | None = None) -> _Counted | None:
+def _counted_dfa(e: Expr, lo: int, hi: int | None) -> _Counted | None:
     """The strings of ``e`` with ``lo`` to ``hi`` characters, from its minimal DFA (at most
     :data:`MAX_COUNTED_STATES` states) by halving the length: the texts of exactly ``m`` characters from state ``q`` to
     state ``r`` are those of ``m // 2`` from ``q`` to some ``s`` followed by those of the rest from ``s`` to ``r``;
@@ -230,19 +228,17 @@ def _counted_dfa(e: Expr, lo: int, hi: int | None, canon: dict[Expr, Expr] | Non
     The automaton is the marked sequence's (:func:`_marked`): each run of fixed-length items is one symbol that
     every word reads once, so an ARN pattern's literals and ``\\d{12}`` cost no states, and the lengths are the
     variable parts' (the runs' total taken off).  A step is one character after the marks before it
-    (:func:`_weighted`).  None past the caps (the caller refuses the pattern).  ``canon``: the parts written before
-    (by other tries of the same meet), which equal parts here reuse."""
+    (:func:`_weighted`).  None past the caps (the caller refuses the pattern).  Equal parts are one object with those
+    any meet wrote before (:data:`_CANON`)."""
     marked, marks, fixed = _marked(e)
     dfa = small_dfa(marked, MAX_COUNTED_STATES, MAX_COUNTED_BUILT)
     if dfa is None:
         return None
-    canon = {} if canon is None else canon
-
     def one(x: Expr) -> Expr:
         """``x``, or the equal part made before it: equal parts are one object, so comparing two (in
         ``alt``'s de-duplication, in :func:`spell`'s memo) stops at their children's identity, where
         equal copies were compared all the way down (seconds at 7 states and ``maxLength: 4096``)."""
-        return canon.setdefault(x, x)
+        return _CANON.setdefault(x, x)
 
     moves, finals = _weighted(*dfa, marks, one)
     lo = max(lo - fixed, 0)

@@ -163,7 +163,7 @@ def within(spelled: Callable[[Callable[[Char], Expr]], Expr], pattern: str | Pat
     if isinstance(pattern, str):
         try:
             form = _length_form(pattern)
-        except Exception:  # noqa: BLE001 - not a pattern toolgram reads: refused where it is built
+        except (UnsupportedSchemaError, EmptySchemaError):  # refused where it is built
             form = None
     if form is not None:  # the pattern counts its own length: its text alone, and the lengths both allow
         text, lo, hi = form
@@ -230,14 +230,21 @@ def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
 
 
 @lru_cache(maxsize=1024)
-def _pattern_ir(pattern: str, char: Char, path: None = None) -> Expr:
+def _branches_of(pattern: str) -> tuple[tuple[bool, bool, list], ...]:
+    """``pattern``'s top-level branches (:func:`_anchored`), its inline flags applied; an
+    :class:`UnsupportedSchemaError` where it is not a regex toolgram reads."""
     try:
         tree = _parse(pattern)
     except UnsupportedSchemaError:
         raise
     except Exception as exc:  # re.error
-        raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}", path) from None
-    branches = _anchored(flagged(list(tree), tree.state.flags, pattern))
+        raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}") from None
+    return tuple(_anchored(flagged(list(tree), tree.state.flags, pattern)))
+
+
+@lru_cache(maxsize=1024)
+def _pattern_ir(pattern: str, char: Char, path: None = None) -> Expr:
+    branches = _branches_of(pattern)
     if any(op in _LOOK for _, _, items in branches for op, _ in items):
         tested = _length_tested(pattern)
         if tested is not None:
@@ -268,7 +275,7 @@ _REPEATS = (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None))
 _COUNTED_BUDGET = 5_000
 
 
-def _counted(branches: list[tuple[bool, bool, list]], pattern: str, path: str | None) -> Expr | None:
+def _counted(branches: tuple[tuple[bool, bool, list], ...], pattern: str, path: str | None) -> Expr | None:
     """A look-around pattern whose length is counted by one bounded repetition of a character
     (``^(?=.*[A-Z]).{8,64}$``), whose product with the count has too many states to write: the pattern
     with the repetition unbounded, then held to the lengths the count allows (:func:`restrict_length`).
@@ -323,8 +330,7 @@ def _length_form(pattern: str) -> tuple[Expr, int, int | None] | None:
     the other side, each of its characters held to that class (``spell``: no automaton), and the count.  The
     pattern's strings are those texts of ``lo`` to ``hi`` characters; Lark's terminal counts them with a
     look-ahead (:func:`within`).  None where the pattern has another shape."""
-    tree = _parse(pattern)
-    branches = _anchored(flagged(list(tree), tree.state.flags, pattern))
+    branches = _branches_of(pattern)
     if len(branches) != 1:
         return None
     start, end, items = branches[0]
