@@ -197,3 +197,17 @@ def test_classes_python_may_read_as_set_operations_warn_nothing() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # (the oracle, Python's re, warns)
             _agrees(pattern)
+
+
+def test_a_lark_terminal_past_the_state_limit() -> None:
+    """A pattern whose JSON-spelled DFA passes the state limit both as one regex and as rules (a URL pattern
+    SchemaStore's ``.../029ecf254898`` writes, with its unanchored end) is Python's own regex in the Lark
+    dialect, so the strict parser exists for it as the EBNF does (an internal ``DfaLimit`` escaped before)."""
+    from toolgram.parsing.strict import parse_strict
+
+    url = "^[^:]+://[^:/]+(:[0-9]+)?(/[^?#/]+)*(\\?([^=#&]+=[^=#&]+)(&([^=#&]+=[^=#&]+))*)?(#.+)?"
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"u": {"type": "string", "pattern": url}}}}]
+    for value, ok in (("https://a.b:8/c/d?x=1&y=2#f", True), ("s3://bucket", True), ("no scheme", False),
+                      ("://x", False)):
+        text = '<tool_call>\n{"name": "f", "arguments": {"u": "' + value + '"}}\n</tool_call>'
+        assert bool(parse_strict("hermes", text, tools, tool_choice="required")["tool_calls"]) == ok, value

@@ -155,7 +155,10 @@ class LarkPrinter:
             try:
                 rx = dfa_regex(e, self.g, nonempty=optional)
             except DfaLimit:
-                return self.automaton(e)
+                try:
+                    return self.automaton(e)
+                except DfaLimit:  # past the state limit as rules too: Python's own regex, the same language
+                    rx = self.regex(_nonempty(e, self.g) if optional else e)
         else:
             if optional:
                 e = _nonempty(e, self.g)
