@@ -163,7 +163,7 @@ class GrammarBuilder:
         extra = None
         # an extra key is none of the declared names (SPEC section 2); its value follows the
         # additionalProperties schema, or the patternProperties its key matches
-        bodies = [keys.extra_member(decoded, lambda sub=sub, decoded=decoded, where=where: extra_member(
+        bodies = [keys.extra_member(lambda sub=sub, decoded=decoded, where=where: extra_member(
                       ctx, keys.declared, None if sub is True else sub, decoded, where))
                   for decoded, sub, where in keys.classes(allowed)]
         if any(b is not None for b in bodies):
@@ -439,7 +439,7 @@ class GrammarBuilder:
                 if v is not None:
                     members.append((Lit(f"{ns}<{k}>"), seq(v, Lit(f"{ns}</{k}>")), k in keys.required))
                     names.append(k)
-            bodies = [keys.extra_member(decoded, lambda sub=sub, decoded=decoded, where=where: any_member(
+            bodies = [keys.extra_member(lambda sub=sub, decoded=decoded, where=where: any_member(
                           keys.declared, None if sub is True else value_of(sub, where, ctx, depth + 1), decoded))
                       for decoded, sub, where in keys.classes(ename.expr)]
             bodies = [b for b in bodies if b is not None]

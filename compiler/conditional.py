@@ -147,9 +147,16 @@ def positive(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]]:
     return out
 
 
-def negation(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]] | None:
+def negation(test: Any, ctx: SchemaContext, path: str,
+             refs: frozenset[str] = frozenset()) -> list[dict[str, Any]] | None:
     """Schemas whose union admits exactly the values ``test`` rejects, or None where toolgram cannot write them
-    (a ``pattern``, ``items``, ``additionalProperties`` ...)."""
+    (a ``pattern``, ``items``, ``additionalProperties`` ..., a recursive ``$ref``: ``refs`` are those being
+    negated around this test)."""
+    ref = test.get("$ref") if isinstance(test, dict) else None
+    if isinstance(ref, str):
+        if ref in refs:
+            return None  # the negation of a recursive schema has no end
+        refs = refs | {ref}
     test = read_test(test, ctx, path)
     if isinstance(test, bool):
         return [] if test else [{}]
@@ -168,7 +175,7 @@ def negation(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]] |
         guard = _guard(kind, types) if kind else None
         if kind and guard is None:
             continue  # the test's type already rejects every value this keyword could
-        parts = _negate_keyword(k, v, test, ctx, f"{path}.{k}")
+        parts = _negate_keyword(k, v, test, ctx, f"{path}.{k}", refs)
         if parts is None:
             return None
         out += [{**p, "type": guard} if guard else p for p in parts]
@@ -176,7 +183,7 @@ def negation(test: Any, ctx: SchemaContext, path: str) -> list[dict[str, Any]] |
 
 
 def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  # noqa: C901 - one case per keyword
-                    path: str) -> list[dict[str, Any]] | None:
+                    path: str, refs: frozenset[str]) -> list[dict[str, Any]] | None:
     """The values of its type that keyword ``k`` (value ``v``) rejects, as a union; None where not writable."""
     if k == "const":
         return [{"not": {"const": v}}]
@@ -187,7 +194,7 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
     if k in ("anyOf", "oneOf"):
         if not isinstance(v, list) or not v:
             return None
-        each = [negation(b, ctx, f"{path}[{i}]") for i, b in enumerate(v)]
+        each = [negation(b, ctx, f"{path}[{i}]", refs) for i, b in enumerate(v)]
         if any(n is None for n in each):
             return None
         out = conjunctions({}, each, path)  # type: ignore[arg-type]
@@ -212,7 +219,7 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
             return None
         out = []
         for name, sub in v.items():
-            neg = negation(sub, ctx, f"{path}.{name}")
+            neg = negation(sub, ctx, f"{path}.{name}", refs)
             if neg is None:
                 return None
             out += [{"required": [name], "properties": {name: n}} for n in neg]
@@ -233,7 +240,7 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
     if k == "contains":  # an array none of whose items is a match: every item one of the values it rejects
         if "minContains" in test or "maxContains" in test:
             return None
-        neg = negation(v, ctx, path)
+        neg = negation(v, ctx, path, refs)
         if neg is None:
             return None
         return [{"items": {"anyOf": neg}}] if neg else [{"maxItems": 0}]

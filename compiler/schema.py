@@ -745,7 +745,9 @@ def load_tools(tools: Any) -> list[Tool]:
         check_document(params, f"{path}.parameters")
         params = local_refs(params)  # every $ref a JSON pointer from here on, where it resolves in the document
         ptype = params.get("type", "object")
-        if ptype not in ("object", ["object"]) and "$ref" not in params:
+        if isinstance(ptype, list) and "object" in ptype:  # a call's arguments are an object: the rest never is
+            params, ptype = {**params, "type": "object"}, "object"
+        if ptype != "object" and "$ref" not in params:
             raise SchemaError(f"parameters must have type 'object', got {ptype!r}", f"{path}.parameters.type")
         strict = fn.get("strict", item.get("strict", True))
         out.append(

@@ -593,13 +593,14 @@ class ValueBuilder:
             return None
         if classes[0][0] is None:
             _, schema, where = classes[0]
-            value = self.any_value() if schema is True else self.value(schema, where, f"{hint}-extra")
-            return self.any_key(keys.declared), value
+            value = self.any_value() if schema is True else keys.extra_member(
+                lambda: self.value(schema, where, f"{hint}-extra"))
+            return None if value is None else (self.any_key(keys.declared), value)
         out = []
         for n, (decoded, schema, where) in enumerate(classes):
             value = self.any_value() if schema is True else keys.extra_member(
-                decoded, lambda schema=schema, where=where, n=n: self.value(schema, where, f"{hint}-x{n}"))
-            if value is not None:  # keys whose patterns' schemas admit no value in common cannot appear
+                lambda schema=schema, where=where, n=n: self.value(schema, where, f"{hint}-x{n}"))
+            if value is not None:  # keys whose schemas admit no value (in common) cannot appear
                 out.append(seq(self.class_key(decoded), value))  # type: ignore[arg-type]
         return (EMPTY, alt(*out)) if out else None
 
@@ -891,7 +892,14 @@ class ValueBuilder:
         if "$ref" in schema:
             return self._ref(schema, path)
         if "allOf" in schema:
-            return self.value(merge_all_of(schema, path, self.ctx), path, hint)
+            ref = _branch_ref(schema["allOf"])
+            if ref is None:
+                return self.value(merge_all_of(schema, path, self.ctx), path, hint)
+            # an allOf that follows a $ref may lead back to itself (a recursive definition with a description
+            # beside it): a rule, memoized as a $ref with siblings is
+            key = f"{ref} allOf {json.dumps(schema, sort_keys=True, default=repr)}"
+            return self._rule(key, ref, path, lambda name: self.value(merge_all_of(schema, path, self.ctx),
+                                                                      path, name))
         if pending(schema, path):  # if/then/else, dependentSchemas: as anyOf branches
             return self.value(expand(schema, self.ctx, path), path, hint)
         if "not" in schema:
@@ -1022,10 +1030,7 @@ class ValueBuilder:
         # by the reference and the siblings (the target's rule stays as it is for its other uses)
         key = ref if not siblings else f"{ref} {json.dumps(siblings, sort_keys=True, default=repr)}"
         if key in self._refs:
-            if key in self._head:
-                raise SchemaError(f"$ref cycle through {ref!r} that reads no value text (left recursion)",
-                                  f"{path}.$ref")
-            return self._refs[key]
+            return self._rule(key, ref, path, lambda _: EMPTY)
         if siblings:
             target, tpath = merge_all_of(schema, path, self.ctx), path
         else:
@@ -1036,11 +1041,22 @@ class ValueBuilder:
                 raise SchemaError(f"$ref cycle through {target['$ref']!r}", f"{path}.$ref")
             chain.add(target["$ref"])
             target, tpath = self.ctx.resolve(target["$ref"], f"{path}.$ref")
+        return self._rule(key, ref, path, lambda name: self.value(target, tpath, name))
+
+    def _rule(self, key: str, ref: str, path: str, build: Callable[[str], Expr]) -> Ref:
+        """The rule of a schema reached by ``ref`` (memoized by ``key``: the reference, and the keywords met
+        with its target), built once by ``build(rule name)``; a use inside its own build refers to it, so a
+        recursive schema is a recursive rule."""
+        if key in self._refs:
+            if key in self._head:
+                raise SchemaError(f"$ref cycle through {ref!r} that reads no value text (left recursion)",
+                                  f"{path}.$ref")
+            return self._refs[key]
         name = self.g.reserve(f"{self.prefix}-{ref.rsplit('/', 1)[-1] or 'root'}")
         self._refs[key] = Ref(name)
         self._head.add(key)
         try:
-            self.g.rules[name] = self.value(target, tpath, name)
+            self.g.rules[name] = build(name)
         except BaseException:
             del self._refs[key]  # no rule: a later use builds it afresh (a failed oneOf split is rebuilt)
             raise
@@ -1168,6 +1184,15 @@ class ValueBuilder:
 
 
 _PUNCT_NAMES = {"{": "LBRACE", "}": "RBRACE", "[": "LSQB", "]": "RSQB", ",": "COMMA", ":": "COLON"}
+
+
+def _branch_ref(branches: Any) -> str | None:
+    """The first ``$ref`` among ``allOf`` ``branches`` (at their top level), if any."""
+    if isinstance(branches, list):
+        for b in branches:
+            if isinstance(b, dict) and isinstance(b.get("$ref"), str):
+                return b["$ref"]
+    return None
 
 
 @cache
@@ -1603,30 +1628,30 @@ class ObjectKeys:
         return (*self.props, *self.gone)
 
     def member(self, name: str, build: Callable[[], T]) -> T | None:
-        """``build()`` for the declared property ``name``; None when its schema, met by toolgram with the
-        patterns its name matches, admits no value (the key cannot appear); an :class:`EmptySchemaError`
-        when that property is required (no object is valid) or its schema was not met."""
+        """``build()`` for the declared property ``name``; None when its schema (as written, or met by toolgram
+        with the patterns its name matches) admits no value: the key cannot appear, as JSON Schema reads it
+        (``{"allOf": [{"type": "string"}, {"type": "boolean"}]}`` is ``false``); an :class:`EmptySchemaError`
+        when that property is required (no object is valid)."""
         try:
             return build()
         except EmptySchemaError:
+            if name not in self.required:
+                return None
             forbidden = forbids(self.props.get(name))
             if name not in self.met and not forbidden:
                 raise
-            if name in self.required:
-                why = "is false" if forbidden else "and the patternProperties it matches share none"
-                raise EmptySchemaError(f"required property {name!r} admits no value (its schema {why}): "
-                                       "no object is valid", f"{self.path}.properties.{name}") from None
-            return None
+            why = "is false" if forbidden else "and the patternProperties it matches share none"
+            raise EmptySchemaError(f"required property {name!r} admits no value (its schema {why}): "
+                                   "no object is valid", f"{self.path}.properties.{name}") from None
 
     @staticmethod
-    def extra_member(decoded: Expr | None, build: Callable[[], T]) -> T | None:
-        """``build()`` for one class of undeclared keys (:meth:`classes`); None when the class's patterns'
-        schemas (met by toolgram) admit no value in common: such keys cannot appear."""
+    def extra_member(build: Callable[[], T]) -> T | None:
+        """``build()`` for one class of undeclared keys (:meth:`classes`); None when the class's schema (the
+        ``additionalProperties`` one, or its patterns' met by toolgram) admits no value: such keys cannot
+        appear."""
         try:
             return build()
         except EmptySchemaError:
-            if decoded is None:
-                raise
             return None
 
     def classes(self, allowed: Expr | None = None) -> list[tuple[Expr | None, Any, str]]:
@@ -1887,6 +1912,10 @@ def number_bounds(schema: dict[str, Any], path: str) -> Bounds:
         if isinstance(v, float) and not math.isfinite(v):
             raise SchemaError(f"{key} must be a finite number", f"{path}.{key}")
         if abs(v) >= 10**MAX_INT_DIGITS:
+            if (v > 0) == ("aximum" in key):
+                # an upper bound past every number of MAX_INT_DIGITS digits (1.79769e+308, "any double"), or a
+                # lower one below them: the bound of those numbers, which the grammar writes (a subset)
+                return Decimal((10**MAX_INT_DIGITS - 1) * (1 if v > 0 else -1))
             raise UnsupportedSchemaError(
                 f"{key} has more than {MAX_INT_DIGITS} digits, more than toolgram's limit", f"{path}.{key}"
             )

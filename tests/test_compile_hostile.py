@@ -255,7 +255,7 @@ TOOLS_FILES: dict[str, bytes] = {
     "latin1": '[{"type": "function", "function": {"name": "caf\xe9"}}]'.encode("latin-1"),
     "utf16": json.dumps([tool("a")]).encode("utf-16"),
     "digits_5000": b'[{"type": "function", "function": {"name": "a", "parameters": {"type": "object", "properties": '
-                   b'{"x": {"type": "integer", "maximum": ' + b"9" * 5000 + b"}}}}}]",
+                   b'{"x": {"type": "integer", "minimum": ' + b"9" * 5000 + b"}}}}}]",
     "nan": b'[{"type": "function", "function": {"name": "a", "parameters": {"type": "object", "properties": '
            b'{"x": {"type": "integer", "minimum": NaN}}}}}]',
     "infinity": b'[{"type": "function", "function": {"name": "a", "x": -Infinity}}]',

@@ -232,3 +232,29 @@ def test_compile_cost_grows_linearly(what: str, make, sizes: tuple[int, ...], di
             break
     else:
         raise AssertionError(f"{fmt} {dialect} {what} {sizes}: {[round(t, 3) for t in times]} s")
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_bounds_past_the_digit_limit(fmt: str) -> None:
+    """An upper bound past every 40-digit number (``1.79769e+308``: "any double") and a lower bound below their
+    negatives are read as the largest 40-digit number (with its sign); a bound past the limit on the other side
+    (no 40-digit number meets it) is still refused with its path."""
+    from strategies import tool
+
+    from toolgram.errors import ToolgramError
+
+    def call(v: str) -> str:
+        return render_calls(fmt, [("f", {"v": 0})]).replace("0", v, 1) if fmt == "hermes" else \
+            render_calls(fmt, [("f", {"v": 7})]).replace("7", v, 1)
+
+    for schema in ({"type": "number", "minimum": -1.79769e+308, "maximum": 1.79769e+308},
+                   {"type": "integer", "exclusiveMinimum": -1e300, "maximum": 1e300}):
+        params = {"type": "object", "properties": {"v": schema}, "required": ["v"]}
+        bundle = compile(fmt, [tool("f", params)], dialect="ebnf", tool_choice="required")
+        for text, want in (("1", True), ("-25", True), ("9" * 40, True), ("-" + "9" * 39, True), ("1.5", None),
+                           ("x", False)):
+            if want is None:
+                want = schema["type"] == "number"
+            assert engine_results(bundle, call(text))["xgrammar"][0] == want, (schema, text)
+    with pytest.raises(ToolgramError, match=r"properties\.v\.minimum"):
+        compile(fmt, [tool("f", {"type": "object", "properties": {"v": {"type": "number", "minimum": 1e300}}})])

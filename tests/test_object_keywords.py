@@ -132,8 +132,38 @@ def test_required_undeclared_values() -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_type_object_list(fmt: str) -> None:
-    _check_exact(fmt, {"type": ["object"], "properties": {"a": INTS, "b": INTS}, "required": ["a"]})
+@pytest.mark.parametrize("types", [["object"], ["object", "null"], ["boolean", "object"]])
+def test_type_object_list(fmt: str, types: list[str]) -> None:
+    """A type list with ``object`` is read as ``object``: arguments are always objects (SchemaStore's
+    ``["object", "null"]``)."""
+    _check_exact(fmt, {"type": types, "properties": {"a": INTS, "b": INTS}, "required": ["a"]})
+
+
+def test_type_list_without_object() -> None:
+    with pytest.raises(ToolgramError, match=r"parameters\.type"):
+        compile("hermes", [tool("f", {"type": ["array", "null"]})], dialect="lark")
+
+
+NOTHING = {"allOf": [{"type": "string"}, {"type": "integer"}]}  # admits no value, though not written `false`
+EMPTY_MEMBERS = {
+    "optional_member": {"properties": {"a": NOTHING, "b": INTS}},
+    "extra_value": {"properties": {"a": INTS}, "additionalProperties": NOTHING},
+    "pattern_value": {"properties": {"a": INTS}, "patternProperties": {"^x$": NOTHING},
+                      "additionalProperties": INTS},
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", list(EMPTY_MEMBERS))
+def test_members_without_a_value(fmt: str, name: str) -> None:
+    """A member whose schema admits no value cannot appear, and the object stays valid without it (as JSON
+    Schema reads it); before, the whole tool was refused."""
+    _check_exact(fmt, {"type": "object", **EMPTY_MEMBERS[name]})
+
+
+def test_required_member_without_a_value() -> None:
+    with pytest.raises(ToolgramError, match=r"parameters\.properties\.a\.allOf"):
+        compile("hermes", [tool("f", {"type": "object", "properties": {"a": NOTHING}, "required": ["a"]})])
 
 
 RELAXED = {

@@ -168,3 +168,56 @@ def test_an_overriding_ref_keeps_the_definitions_beside_it() -> None:
     assert "type" not in out and "properties" not in out and "definitions" in out
     args = follow_pointer(out, out["$ref"])[0]
     assert args["properties"]["x"]["$ref"] == args["properties"]["z"]["$ref"] == "#/definitions/t"
+
+
+NODE = {"type": "object", "properties": {"v": {"type": "integer"}, "next": {
+    # a recursive definition reached through allOf, with only a description beside it (SchemaStore's style)
+    "allOf": [{"$ref": "#/$defs/node"}, {"description": "the next node"}]}}}
+RECURSIVE = {
+    "type": "object", "$defs": {"node": NODE},
+    "properties": {
+        "list": {"$ref": "#/$defs/node"},
+        # one of a recursive definition and another object: telling them apart negates the recursion
+        "either": {"oneOf": [{"$ref": "#/$defs/node"}, {"type": "object", "properties": {"w": {"type": "string"}},
+                                                        "required": ["w"]}]},
+    },
+}
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_recursion_through_all_of_and_negation(fmt: str) -> None:
+    """A recursive definition reached through ``allOf`` is a recursive rule (it was inlined without end: "too
+    deep to compile"), and a ``oneOf`` branch that is one is read as any-of (its negation has no end), in the
+    grammar and the strict parser alike."""
+    tools = [tool("f", RECURSIVE)]
+    bundles = [compile(fmt, tools, dialect=d, tool_choice="required") for d in ("lark", "ebnf")]
+    deep = {"v": 1, "next": {"v": 2, "next": {"next": {"v": 4}}}}
+    for args, want in (({"list": deep}, True), ({"either": {"w": "s"}}, True), ({"either": deep}, True),
+                       ({"list": {"next": {"next": {"v": "x"}}}}, False), ({"either": {"w": 1}}, False)):
+        text = render_calls(fmt, [("f", args)])
+        for b in bundles:
+            assert all(ok == want for ok, _ in engine_results(b, text).values()), (args, b.dialect)
+        assert bool(parse_strict(fmt, text, tools, tool_choice="required")["tool_calls"]) == want, args
+
+
+EXPORTS = {  # package.json's "exports" (SchemaStore): a oneOf whose branches lead back to it through an object
+    "type": "object",
+    "$defs": {"entry": {"oneOf": [{"type": "string"}, {"$ref": "#/$defs/object"}]},
+              "object": {"type": "object", "properties": {"require": {"$ref": "#/$defs/either"}}},
+              "either": {"oneOf": [{"$ref": "#/$defs/entry"}, {"type": "array", "items": {"$ref": "#/$defs/entry"}}]}},
+    "properties": {"exports": {"$ref": "#/$defs/either"}},
+}
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "pythonic"])  # (XML formats write this union as raw text)
+def test_one_of_over_a_recursive_definition(fmt: str) -> None:
+    """Telling a ``oneOf``'s branches apart negates each; a branch that leads back to the ``oneOf`` has a negation
+    without end (Python's recursion limit: "too deep to compile"), so it is read as any-of."""
+    tools = [tool("f", EXPORTS)]
+    bundles = [compile(fmt, tools, dialect=d, tool_choice="required") for d in ("lark", "ebnf")]
+    for args, want in (({"exports": "./a.js"}, True), ({"exports": {"require": ["./b.js", {"require": "c"}]}}, True),
+                       ({"exports": {"require": [1]}}, False), ({"exports": 2}, False)):
+        text = render_calls(fmt, [("f", args)])
+        for b in bundles:
+            assert all(ok == want for ok, _ in engine_results(b, text).values()), (args, b.dialect)
+        assert bool(parse_strict(fmt, text, tools, tool_choice="required")["tool_calls"]) == want, args
