@@ -106,9 +106,8 @@ class GrammarBuilder:
 
     # -- values ---------------------------------------------------------------------------------
     def _ctx(self, index: int, tool: Tool) -> SchemaContext:
-        ctx = SchemaContext(
-            root=tool.parameters, path=f"$[{index}].function.parameters", permissive=self.opts.permissive
-        )
+        ctx = SchemaContext(root=tool.parameters, path=f"$[{index}].function.parameters",
+                            permissive=self.opts.permissive, any_order=self.opts.any_order)
         ctx.relaxed = self.relaxed
         return ctx
 
@@ -211,10 +210,10 @@ class GrammarBuilder:
         """Check ``schema`` as the JSON formats would (keywords, types, bounds) on a scratch grammar;
         relaxed features found there are listed once."""
         text = schema_text(schema)
-        key = None if text is None else (ctx.permissive, text)
+        key = None if text is None else (ctx.permissive, ctx.any_order, text)
         if key is not None and key in self._checked:
             return  # the same schema text passed before, relaxing nothing
-        scratch = SchemaContext(root=ctx.root, path=ctx.path, permissive=ctx.permissive)
+        scratch = SchemaContext(root=ctx.root, path=ctx.path, permissive=ctx.permissive, any_order=ctx.any_order)
         ValueBuilder(Grammar(), "json", scratch, "check").value(schema, path, "check")
         for item in scratch.relaxed:
             if item not in self.relaxed:

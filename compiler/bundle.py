@@ -74,9 +74,11 @@ def compile(  # noqa: A001 - the public name is SPEC's
     max_tool_calls: int | None = None,
     xml_values: str | None = None,
     whitespace: str | None = None,
+    any_order: bool = False,
 ) -> Bundle:
     """Compile ``tools`` (an OpenAI tools array) for ``format`` into ``dialect``; ``xml_values``
-    (``first_close``/``lookahead``) and ``whitespace`` (``canonical``/``flexible``): SPEC section 1."""
+    (``first_close``/``lookahead``), ``whitespace`` (``canonical``/``flexible``) and ``any_order`` (object
+    members in any order, each at most once, where the grammar can say so: docs/schema.md): SPEC section 1."""
     spec = get_format(format)
     d = DIALECTS.get(dialect) if isinstance(dialect, str) else None
     if d is None:
@@ -93,6 +95,7 @@ def compile(  # noqa: A001 - the public name is SPEC's
         max_tool_calls=max_tool_calls,
         xml_values=xml_values,
         whitespace=whitespace,
+        any_order=any_order,
     )
     triggers = [{"type": t.type, "value": t.value} for t in spec.triggers]
     preserved = list(spec.special_tokens)

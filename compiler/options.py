@@ -37,6 +37,8 @@ class Options:
     xml_values: XmlValues = "first_close"
     #: JSON whitespace inside calls: the template's spelling (``canonical``) or llama.cpp's bounded runs
     whitespace: Whitespace = "canonical"
+    #: object members in any order (each at most once), where the grammar can say so (SPEC "Argument order")
+    any_order: bool = False
 
     @property
     def needs_call(self) -> bool:
@@ -83,6 +85,7 @@ def resolve(
     max_tool_calls: int | None = None,
     xml_values: str | None = None,
     whitespace: str | None = None,
+    any_order: bool = False,
 ) -> Options:
     """Check and normalise the options for ``spec``; raises :class:`OptionError` with the option's name."""
     choice, function = parse_tool_choice(tool_choice)
@@ -129,7 +132,14 @@ def resolve(
         max_calls=max_tool_calls,
         xml_values=xml_values,  # type: ignore[arg-type]
         whitespace=whitespace,  # type: ignore[arg-type]
+        any_order=_flag(any_order, "any_order"),
     )
+
+
+def _flag(value: Any, option: str) -> bool:
+    if not isinstance(value, bool):
+        raise OptionError(f"{option} must be true or false, got {value!r}", option)
+    return value
 
 
 def choose(value: str | None, allowed: tuple[str, ...], option: str) -> str:

@@ -136,6 +136,9 @@ class SchemaContext:
     path: str
     permissive: bool = False
     relaxed: list[dict[str, str]] = field(default_factory=list)
+    #: members in any order (``--any-order``, SPEC section 1), where :meth:`.values.ValueBuilder.members_body`
+    #: can write it
+    any_order: bool = False
 
     def resolve(self, ref: str, path: str) -> tuple[Any, str]:
         """Resolve a ``$ref`` within the tool's schema (:func:`follow_pointer`).  A reference to another document

@@ -87,6 +87,9 @@ CANNOT = -1
 MAX_OBJECT_STATES = 4000
 #: Most decimal digits of an integer ``minimum``/``maximum`` (the range rules grow with the digits).
 MAX_INT_DIGITS = 40
+#: ``any_order``: objects of at most this many members take them in any order (a rule per set of members
+#: written: 2**n); larger ones keep the ``properties`` order (llama.cpp permutes at most 6 required arguments)
+MAX_ANY_ORDER = 6
 
 DIGIT = Chars(((ord("0"), ord("9")),))
 DIGIT19 = Chars(((ord("1"), ord("9")),))
@@ -490,6 +493,43 @@ class ValueBuilder:
             return EMPTY
         return m_next if required_after[0] else opt(m_next)
 
+    def any_order_body(self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None,
+                       hint: str) -> Expr:
+        """:meth:`object_body` with the members in any order (``any_order``), each at most once, extra ones
+        anywhere among them.  A rule per set of members written (``C(s)``: the end, when every required one
+        is in ``s``, or ``sep`` and the next member); after ``sep`` the key token still tells which member
+        comes (LALR(1)).  ``2**n`` sets: :data:`MAX_ANY_ORDER` members at most (the caller keeps the order past
+        it)."""
+        n = len(members)
+        required = frozenset(i for i in range(n) if members[i][2])
+        rules: dict[frozenset[int], Expr] = {}
+
+        def next_(written: frozenset[int]) -> Expr | None:  # one more member (or an extra one), then C
+            parts = [seq(lead, rest, after(written | {i}))
+                     for i, (lead, rest, _) in enumerate(members) if i not in written]
+            if extra is not None:
+                parts.append(seq(*extra, after(written)))
+            return alt(*parts) if parts else None
+
+        def after(written: frozenset[int]) -> Expr:
+            if written in rules:
+                return rules[written]
+            if extra is None:  # no way back to a set: shared expressions
+                more = next_(written)
+                tail = None if more is None else seq(sep, more)
+                out = EMPTY if tail is None else self.g.shared(f"{hint}-o", opt(tail) if required <= written else tail)
+                rules[written] = out
+                return out
+            name = self.g.reserve(f"{hint}-o")
+            rules[written] = Ref(name)  # an extra member comes back to the same set: a rule
+            tail = seq(sep, next_(written))
+            self.g.rules[name] = opt(tail) if required <= written else tail
+            return rules[written]
+
+        first = next_(frozenset())
+        assert first is not None  # (n > 1)
+        return first if required else opt(first)
+
     def counted_body(self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None,
                      hint: str, lo: int, hi: int | None,
                      deps: dict[int, frozenset[int]] | None = None) -> Expr | None:
@@ -630,6 +670,8 @@ class ValueBuilder:
         hi = count(schema, "maxProperties", path, MAX_PROPERTIES, self.ctx)
         deps = self._dependencies(schema, path, names)
         if lo is None and hi is None and not deps:
+            if self.ctx.any_order and 1 < len(members) <= MAX_ANY_ORDER:
+                return self.any_order_body(members, sep, extra, hint)
             return self.object_body(members, sep, extra, hint)
         lo = lo or 0
         if hi is not None and hi < lo:
@@ -875,7 +917,7 @@ class ValueBuilder:
         without a trace in the key)."""
         text = schema_text(schema)
         key = None if text is None or '"pattern"' in text or self._refs else (
-            "value", self.syntax, self.ctx.permissive, text)
+            "value", self.syntax, self.ctx.permissive, self.ctx.any_order, text)
         return self.g.once(key, lambda: self.value(schema, path, hint), self.ctx.relaxed)
 
     # -- dispatch ------------------------------------------------------------------------------

@@ -76,6 +76,7 @@ def parse(
     permissive: bool = False,
     any_tool: bool = False,
     call_ids: str = "index",
+    any_order: bool = False,
 ) -> Message:
     """Parse one whole model output into the SPEC section 4 message. Model output never raises;
     bad options or tools raise :class:`~toolgram.errors.ToolgramError`.
@@ -85,6 +86,8 @@ def parse(
     ``mode="strict"``; the lenient parser reads every spelling of both (SPEC section 1).
     ``permissive``: ``mode="strict"`` reads with the grammar ``compile(..., permissive=True)`` writes (schema
     keywords no grammar can enforce relaxed, not refused); the lenient parser never refuses a schema.
+    ``any_order``: ``mode="strict"`` takes object members in any order, as ``compile(..., any_order=True)`` does;
+    the lenient parser reads any order always.
     ``any_tool`` (lenient only): a call to any name is a call, as vLLM's and SGLang's parsers read one
     (the declared tools keep their schemas, other names' arguments are read untyped); by default a call
     is committed only at a known tool's name (SPEC section 4). The vLLM plugin reads this way.
@@ -108,7 +111,8 @@ def parse(
 
         return parse_strict(format, text, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
                             reasoning=reasoning, allowed_tools=allowed_tools, max_tool_calls=max_tool_calls,
-                            xml_values=xml_values, whitespace=whitespace, permissive=permissive, no_grammar=lenient)
+                            xml_values=xml_values, whitespace=whitespace, permissive=permissive, no_grammar=lenient,
+                            any_order=any_order)
     if mode != "lenient":
         raise OptionError(f"mode must be lenient or strict, got {mode!r}", "mode")
     sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools, max_tool_calls,

@@ -141,9 +141,10 @@ def parse_strict(
     whitespace: str | None = None,
     permissive: bool = False,
     no_grammar: Callable[[str], dict[str, Any]] | None = None,
+    any_order: bool = False,
 ) -> dict[str, Any]:
     """Parse ``text`` with the Lark grammar of the same options (``permissive``: the relaxed grammar
-    ``compile(..., permissive=True)`` writes); see the module docstring.
+    ``compile(..., permissive=True)`` writes; ``any_order``: members in any order); see the module docstring.
     ``no_grammar``: how to read the text when the options leave no grammar (``tool_choice`` none);
     by default it is all content."""
     text = model_text(text)
@@ -151,7 +152,8 @@ def parse_strict(
     bundle = _compiled(format, tools, {"tool_choice": tool_choice, "parallel_tool_calls": parallel_tool_calls,
                                        "reasoning": reasoning, "allowed_tools": allowed_tools,
                                        "max_tool_calls": max_tool_calls, "xml_values": xml_values,
-                                       "whitespace": whitespace, **({"permissive": True} if permissive else {})})
+                                       "whitespace": whitespace, **({"permissive": True} if permissive else {}),
+                                       **({"any_order": True} if any_order else {})})
     if bundle.grammar is None:
         # tool_choice none: no grammar; the text is content with its reasoning split off, by the lenient
         # reader the caller passes (SPEC section 2: none still splits reasoning)

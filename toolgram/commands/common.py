@@ -51,6 +51,9 @@ def add_tool_options(p: argparse.ArgumentParser, *, tools_required: bool = True)
     )
     add_language_options(p)
     add_permissive_option(p)
+    p.add_argument("--any-order", action="store_true",
+                   help="object members in any order, each at most once (objects of up to 6 members; larger ones, "
+                   "and those with minProperties/maxProperties/dependentRequired, keep the properties order)")
 
 
 def add_permissive_option(p: argparse.ArgumentParser, help: str | None = None) -> None:  # noqa: A002 - argparse's
@@ -151,6 +154,8 @@ def tool_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "max_tool_calls", None) is not None:  # only when given: parse() may not take it yet
         out["max_tool_calls"] = args.max_tool_calls
     out.update(language_kwargs(args))
+    if getattr(args, "any_order", False):  # only when given, as max_tool_calls
+        out["any_order"] = True
     return out
 
 
