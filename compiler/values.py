@@ -1071,7 +1071,7 @@ class ValueBuilder:
         # with sibling keywords a $ref means allOf [target, siblings]: a rule of its own, memoized
         # by the reference and the siblings (the target's rule stays as it is for its other uses)
         key = ref if not siblings else f"{ref} {json.dumps(siblings, sort_keys=True, default=repr)}"
-        if key in self._refs:
+        if key in self._refs:  # built, or being built (a left recursion is refused there)
             return self._rule(key, ref, path, lambda _: EMPTY)
         if siblings:
             target, tpath = merge_all_of(schema, path, self.ctx), path
