@@ -144,7 +144,9 @@ FLOOR = 0.1  # seconds: below this, timer, cache and scheduler noise dominate th
 
 
 def check_scaling(mode: str, fmt: str, case: str, sizes: tuple[int, ...], chunk: int = 1) -> list[float]:
-    """Time ``case`` at ``sizes`` (each x4 the previous); assert growth <= 6 per x4 (linear is 4, quadratic 16).
+    """Time ``case`` at ``sizes`` (each x4 the previous); assert growth <= 8 per x4 (linear is 4, quadratic 16;
+    6 failed once on a linear case: lenient granite tool_call_flood read 0.147 / 0.969 s in a fresh-clone CI's slow
+    run, 0.257 / 1.025 s alone).
     A failing ratio is measured again (up to 3 times) before failing, each size keeping its best time: other
     processes share the machine, and a pause in one measurement must not decide (the other pytest worker's
     load once made a linear 0.18 s / 0.71 s pair read 0.40 s / 2.80 s). Every size is the best of two runs: a
@@ -154,7 +156,7 @@ def check_scaling(mode: str, fmt: str, case: str, sizes: tuple[int, ...], chunk:
     times = [float("inf")] * len(texts)
     for _attempt in range(3):
         times = [min(best, timed(mode, fmt, t, repeat=2, chunk=chunk)) for best, t in zip(times, texts, strict=True)]
-        if all(tb <= 6 * max(ta, FLOOR) for ta, tb in zip(times, times[1:], strict=False)):
+        if all(tb <= 8 * max(ta, FLOOR) for ta, tb in zip(times, times[1:], strict=False)):
             return times
     raise AssertionError(f"{mode} {fmt} {case}: {sizes} chars took {[round(t, 3) for t in times]} s")
 
