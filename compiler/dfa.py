@@ -283,14 +283,23 @@ def intersection(a: Expr, b: Expr, max_states: int | None = None, max_nodes: int
     return dfa_expr(trans, accepting, starts, max_states=max_states, max_nodes=max_nodes)
 
 
-@lru_cache(maxsize=65536)
 def tree_size(e: Expr) -> int:
-    """The number of IR nodes in ``e`` written out as a tree (shared sub-expressions counted each time)."""
-    if isinstance(e, (Seq, Alt)):
-        return 1 + sum(tree_size(x) for x in e.items)
-    if isinstance(e, (Rep, Token)):
-        return 1 + tree_size(e.item if isinstance(e, Rep) else e.expr)
-    return 1
+    """The number of IR nodes in ``e`` written out as a tree (shared sub-expressions counted each time).
+
+    Kept on the node itself (as its hash is), not in a cache keyed by the expression: a lookup there
+    compares an equal tree built elsewhere node by node, which costs the whole tree's size at every level
+    (state elimination asks for each new label's size, and a second compile builds the same labels anew)."""
+    if not isinstance(e, (Seq, Alt, Rep, Token)):
+        return 1
+    d = e.__dict__
+    size = d.get("_size")
+    if size is None:
+        if isinstance(e, (Seq, Alt)):
+            size = 1 + sum(tree_size(x) for x in e.items)
+        else:
+            size = 1 + tree_size(e.item if isinstance(e, Rep) else e.expr)
+        d["_size"] = size
+    return size
 
 
 def _live(trans: list[dict[int, int]], accepting: set[int]) -> set[int]:

@@ -18,7 +18,7 @@ from strategies import engine_results
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.dfa import DfaLimit, tree_size
 from toolgram.compiler.emit.lark import LarkPrinter
-from toolgram.compiler.ir import Grammar, Token
+from toolgram.compiler.ir import Chars, Grammar, Seq, Token
 from toolgram.compiler.multiples import MAX_NODES, common_multiple, integer_step, multiples
 from toolgram.compiler.values import decimal_range, int_range
 from toolgram.parsing.strict import parse_strict
@@ -164,3 +164,25 @@ def test_anyof_branches_meet_the_outer_keywords() -> None:
     for v, want in ((6, True), (3, False), (4, False), (-12, True)):
         call = f'<tool_call>\n{{"name": "f", "arguments": {{"v": {v}}}}}\n</tool_call>'
         assert engine_results(bundle, call)["lark"][0] == want, v
+
+
+def test_tree_size_never_compares_expressions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """State elimination asks for the size of every new label. Labels equal to earlier ones but built anew
+    (a second compile of the same ``multipleOf``: 13 was refused after ~0.5 s each time, not ~15 ms) must not
+    be looked up by value: comparing two equal trees walks them whole, at every level of the lookup."""
+
+    def dag(depth: int) -> Seq:
+        e = Seq((Chars.of("a"), Chars.of("b")))
+        for _ in range(depth):
+            e = Seq((e, e))
+        return e
+
+    assert tree_size(dag(40)) == 3 * 2**40 + (2**40 - 1)  # shared halves count twice: a tree, not the DAG
+
+    def refuse(self: object, other: object) -> bool:
+        raise AssertionError("tree_size compared two expressions")
+
+    assert tree_size(dag(12)) == 3 * 2**12 + (2**12 - 1)
+    again = dag(12)  # equal to the one above, built anew
+    monkeypatch.setattr(Seq, "__eq__", refuse)
+    assert tree_size(again) == 3 * 2**12 + (2**12 - 1)
