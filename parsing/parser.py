@@ -145,11 +145,12 @@ class StreamParser:
         xml_values: str | None = None,
         whitespace: str | None = None,
         permissive: bool = False,
+        any_order: bool = False,
         any_tool: bool = False,
         call_ids: str = "index",
     ) -> None:
-        # ``permissive`` is :func:`parse`'s keyword, taken so the same options serve both; the lenient reading
-        # never refuses a schema, so it changes nothing here
+        # ``permissive`` and ``any_order`` are :func:`parse`'s keywords, taken so the same options serve both; the
+        # lenient reading never refuses a schema and reads members in any order, so they change nothing here
         if mode != "lenient":
             raise OptionError("the stream parser is lenient; parse strictly with parse(mode='strict')", "mode")
         self._sc = _scanner(format, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,

@@ -243,6 +243,7 @@ class Generator:
         whitespace: str | None = None,
         deadline: float | None = None,
         permissive: bool = False,
+        any_order: bool = False,
     ) -> dict[str, Any]:
         """Generate one assistant turn: ``{"message", "usage", "timings"}`` (SPEC sections 4 and 5).
 
@@ -251,6 +252,8 @@ class Generator:
         ``permissive``: schema keywords no grammar can enforce (``uniqueItems``...) are relaxed, as
         ``toolgram.compile(..., permissive=True)`` relaxes them, instead of refusing the tools; the strict
         reading of the output uses the same relaxed grammar.
+        ``any_order``: object members in any order, each at most once, as ``toolgram.compile(...,
+        any_order=True)`` writes them (objects of up to 6 members); the strict reading follows.
         ``stop_after_whitespace``: a guard only. The grammars allow at most one newline after the
         last call, so the matcher completes there and generation ends by itself; should whitespace
         run on anyway (a grammar from elsewhere), after this many whitespace-only chunks following
@@ -270,7 +273,7 @@ class Generator:
         return self._chat(messages, tools, tool_choice, parallel_tool_calls, format, reasoning, max_new_tokens,
                           temperature, seed, on_delta, prefill, allowed_tools, ignore_eos,
                           stop_after_whitespace, max_tool_calls, stop, should_stop, on_start, xml_values,
-                          whitespace, deadline, permissive)
+                          whitespace, deadline, permissive, any_order)
 
     def _chat(
         self,
@@ -296,6 +299,7 @@ class Generator:
         whitespace: str | None = None,
         deadline: float | None = None,
         permissive: bool = False,
+        any_order: bool = False,
     ) -> dict[str, Any]:
         import openvino_genai as ov
 
@@ -305,7 +309,8 @@ class Generator:
         tools = tools or []
         t0 = time.perf_counter()
         request = GrammarRequest(fmt, tools, tool_choice, parallel_tool_calls, reasoning, allowed_tools,
-                                 max_tool_calls, prefill or "", xml_values, whitespace, permissive)
+                                 max_tool_calls, prefill or "", xml_values, whitespace, permissive,
+                                 any_order)
         with self._lock:
             grammar, reused = self._grammar_for(request)
         toolgram_ms = (time.perf_counter() - t0) * 1000
@@ -548,6 +553,7 @@ class GrammarRequest:
     xml_values: str | None = None
     whitespace: str | None = None
     permissive: bool = False
+    any_order: bool = False
 
     def cache_key(self) -> tuple[Any, ...] | None:
         """The compile cache's key (None when the tools are not JSON: compiling reports that)."""
@@ -556,7 +562,8 @@ class GrammarRequest:
             return (self.fmt, json.dumps(self.tools), json.dumps(self.tool_choice, sort_keys=True),
                     self.parallel_tool_calls, self.reasoning,
                     tuple(self.allowed_tools) if self.allowed_tools is not None else None,
-                    self.max_tool_calls, self.prefill, self.xml_values, self.whitespace, self.permissive)
+                    self.max_tool_calls, self.prefill, self.xml_values, self.whitespace, self.permissive,
+                    self.any_order)
         except (TypeError, ValueError):
             return None
 
@@ -569,8 +576,9 @@ class GrammarRequest:
         for key in ("xml_values", "whitespace"):
             if getattr(self, key) is not None:
                 opts[key] = getattr(self, key)
-        if self.permissive:
-            opts["permissive"] = True
+        for key in ("permissive", "any_order"):
+            if getattr(self, key):
+                opts[key] = True
         return opts
 
     def compile(self, **override: Any) -> Any:

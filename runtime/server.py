@@ -22,7 +22,8 @@ uvicorn. Endpoints: ``POST /v1/chat/completions`` (streaming and not), ``GET /v1
 - **Additions** to OpenAI's request: ``max_tool_calls`` (as in OpenAI's Responses API; enforced by
   the grammar), ``xml_values`` and ``whitespace`` (SPEC section 1: the grammar's language; the
   server's defaults are ``toolgram serve --xml-values/--whitespace``), ``permissive`` (relax schema
-  keywords no grammar can enforce instead of answering 400; default ``toolgram serve --permissive``) and
+  keywords no grammar can enforce instead of answering 400; default ``toolgram serve --permissive``),
+  ``any_order`` (object members in any order; default ``toolgram serve --any-order``) and
   ``continue_final_message`` (vLLM's): the final assistant message is a prefill the model
   continues, and the answer is the message parsed from prefill + continuation (prefill the
   format's call opening, e.g. ``"<tool_call>\n"``, to make a call under ``auto``). Each choice
@@ -149,6 +150,8 @@ class _Request:
                 self.language[key] = value
         #: relax schema keywords no grammar can enforce instead of refusing the tools (``None``: the server's default)
         self.permissive: bool | None = _opt(body, "permissive", bool)
+        #: object members in any order (``None``: the server's default)
+        self.any_order: bool | None = _opt(body, "any_order", bool)
         max_tokens = _opt(body, "max_completion_tokens", int)
         if max_tokens is None:
             max_tokens = _opt(body, "max_tokens", int, DEFAULT_MAX_TOKENS)
@@ -255,12 +258,12 @@ class _Track:
 def create_app(generator: Generator, model_id: str | None = None, format: str | None = None,  # noqa: A002
                xml_values: str | None = None, whitespace: str | None = None,
                *, max_queue: int = DEFAULT_MAX_QUEUE, request_timeout: float | None = None,
-               permissive: bool = False) -> FastAPI:
+               permissive: bool = False, any_order: bool = False) -> FastAPI:
     """The FastAPI application serving ``generator`` as model ``model_id`` (default: the model file's stem).
 
-    ``xml_values``, ``whitespace`` and ``permissive`` are the defaults of the requests that name none
-    (``permissive``: relax schema keywords no grammar can enforce, as ``toolgram compile --permissive`` does,
-    instead of answering HTTP 400).
+    ``xml_values``, ``whitespace``, ``permissive`` and ``any_order`` are the defaults of the requests that name
+    none (``permissive``: relax schema keywords no grammar can enforce, as ``toolgram compile --permissive`` does,
+    instead of answering HTTP 400; ``any_order``: object members in any order, as ``--any-order``).
     ``max_queue``: requests that may wait for the engine; past it new requests get HTTP 429
     (``rate_limit_exceeded``, with ``Retry-After``). ``request_timeout``: seconds from acceptance;
     a request still waiting then gets HTTP 503 ``queue_timeout``, a running one stops and is
@@ -352,6 +355,7 @@ def create_app(generator: Generator, model_id: str | None = None, format: str | 
             max_new_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed, stop=req.stop,
             prefill=req.prefill, max_tool_calls=req.max_tool_calls, **{**defaults, **req.language},
             permissive=permissive if req.permissive is None else req.permissive,
+            any_order=any_order if req.any_order is None else req.any_order,
             on_delta=on_delta, on_start=started, deadline=track.deadline,
             should_stop=lambda: cancel.is_set() or shutting_down.is_set(),
         )

@@ -107,6 +107,12 @@ def test_cli_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatc
         assert main(["compile", "hermes", "--tools", str(tools), "--dialect", "ebnf", *flag]) == 0
         calls.append(capsys.readouterr().out)
     assert calls[2] != calls[3]  # the grammar says so
+    # streamed (lenient: any order either way), the flag is taken as it is by the strict reading
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(["parse", "hermes", "--tools", str(tools), "--chunk-size", "7", "--any-order"]) == 0
+    *deltas, message = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert "".join(tc["function"].get("arguments") or "" for d in deltas for tc in d["tool_calls"]) \
+        == message["tool_calls"][0]["function"]["arguments"] == '{"b": 1, "a": 2}'
 
 
 @pytest.mark.parametrize("dialect", ["gbnf", "ebnf", "lark", "structural-tag"])

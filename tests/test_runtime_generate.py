@@ -227,6 +227,27 @@ def test_permissive_relaxes_what_strict_refuses(gen: Any) -> None:
                         permissive=permissive)["message"]["tool_calls"] == []
 
 
+def test_any_order_generates_members_in_another_order(gen: Any) -> None:
+    """``any_order``: a call whose arguments start with a member the schema declares last (a prefill here) is
+    one the grammar continues, to a call that validates and that the strict reading under the same option
+    returns; without it that prefill is refused. The choice is part of the grammar cache's key."""
+    prefill = '<tool_call>\n{"name": "get_forecast", "arguments": {"days": '
+    kwargs: dict[str, Any] = {"format": "hermes", "tool_choice": "required", "reasoning": "none",
+                              "parallel_tool_calls": False, "prefill": prefill, "max_new_tokens": 40}
+    with pytest.raises(toolgram.ToolgramError, match="prefill"):
+        gen.chat(QUESTION, TOOLS, **kwargs)
+    deltas: list[dict[str, Any]] = []  # streamed too: the lenient stream parser takes the same options
+    msg = gen.chat(QUESTION, TOOLS, any_order=True, on_delta=deltas.append, **kwargs)["message"]
+    assert any(d.get("tool_calls") for d in deltas), deltas
+    assert msg["finish_reason"] == "tool_calls" and msg["diagnostics"] == [], msg
+    (call,) = msg["tool_calls"]
+    args = json.loads(call["function"]["arguments"])
+    assert list(args) == ["days", "location"], args
+    jsonschema.validate(args, SCHEMAS["get_forecast"])
+    with pytest.raises(toolgram.ToolgramError, match="prefill"):  # not served from the any-order cache entry
+        gen.chat(QUESTION, TOOLS, **kwargs)
+
+
 def test_prefill_the_grammar_cannot_continue(gen: Any) -> None:
     with pytest.raises(toolgram.ToolgramError, match="prefill"):
         gen.chat(QUESTION, TOOLS, format="hermes", tool_choice="required", reasoning="none", prefill="Sure")

@@ -261,22 +261,38 @@ def test_permissive_per_request(server: Server) -> None:
 
 
 @pytest.mark.model
-def test_permissive_as_the_servers_default() -> None:
-    """``create_app(permissive=True)`` (``toolgram serve --permissive``): requests that name no ``permissive``
-    are relaxed, and a request may still ask for strict compiling."""
+def test_permissive_and_any_order_as_the_servers_defaults() -> None:
+    """``create_app(permissive=True, any_order=True)`` (``toolgram serve --permissive --any-order``): requests
+    that name neither are relaxed and take members in any order, and a request may still say otherwise."""
     from fastapi.testclient import TestClient
     from toolgram.runtime.generator import Generator
     from toolgram.runtime.server import create_app
 
     body = {"messages": [{"role": "user", "content": "Tag Paris as sunny and warm."}], "tools": TAG_TOOLS,
             "tool_choice": "required", "parallel_tool_calls": False, "max_tokens": 64}
-    with TestClient(create_app(Generator(), permissive=True)) as c:
+    # arguments begun with the member the schema declares last: only an any-order grammar continues them
+    begun = {"messages": [{"role": "user", "content": "Forecast for Rome, 3 days?"},
+                          {"role": "assistant", "content": '<tool_call>\n{"name": "get_forecast", "arguments": '
+                                                           '{"days": '}],
+             "tools": TOOLS, "tool_choice": "required", "parallel_tool_calls": False, "max_tokens": 40,
+             "continue_final_message": True}
+    with TestClient(create_app(Generator(), permissive=True, any_order=True)) as c:
         r = c.post("/v1/chat/completions", json=body)
         assert r.status_code == 200, r.text
         (call,) = r.json()["choices"][0]["message"]["tool_calls"]
         jsonschema.validate(json.loads(call["function"]["arguments"]), TAG_RELAXED)
         err = _error(c.post("/v1/chat/completions", json={**body, "permissive": False}), 400, "invalid_value")
         assert err["param"].endswith("properties.tags.uniqueItems")
+
+        r = c.post("/v1/chat/completions", json=begun)
+        assert r.status_code == 200, r.text
+        (call,) = r.json()["choices"][0]["message"]["tool_calls"]
+        args = json.loads(call["function"]["arguments"])
+        assert list(args) == ["days", "location"], args
+        jsonschema.validate(args, SCHEMAS["get_forecast"])
+        err = _error(c.post("/v1/chat/completions", json={**begun, "any_order": False}), 400, "invalid_value")
+        assert "prefill" in err["message"], err
+        _error(c.post("/v1/chat/completions", json={**begun, "any_order": "yes"}), 400, "invalid_type")
 
 
 CITIES = ["Paris", "Rome", "Berlin", "Madrid"]

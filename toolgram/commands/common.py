@@ -51,9 +51,7 @@ def add_tool_options(p: argparse.ArgumentParser, *, tools_required: bool = True)
     )
     add_language_options(p)
     add_permissive_option(p)
-    p.add_argument("--any-order", action="store_true",
-                   help="object members in any order, each at most once (objects of up to 6 members; larger ones, "
-                   "and those with minProperties/maxProperties/dependentRequired, keep the properties order)")
+    add_any_order_option(p)
 
 
 def add_permissive_option(p: argparse.ArgumentParser, help: str | None = None) -> None:  # noqa: A002 - argparse's
@@ -63,6 +61,14 @@ def add_permissive_option(p: argparse.ArgumentParser, help: str | None = None) -
         action="store_true",
         help=help or "ignore schema keywords a grammar cannot enforce instead of failing (listed as 'relaxed')",
     )
+
+
+def add_any_order_option(p: argparse.ArgumentParser, help: str | None = None) -> None:  # noqa: A002 - argparse's
+    """``--any-order``: object members in any order (compile, parse, generate, serve)."""
+    p.add_argument("--any-order", action="store_true",
+                   help=help or "object members in any order, each at most once (objects of up to 6 members; "
+                   "larger ones, and those with minProperties/maxProperties/dependentRequired, keep the "
+                   "properties order)")
 
 
 def add_language_options(p: argparse.ArgumentParser) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from .. import grammars as _grammars
 from ..errors import ToolgramError
 from .common import (
+    add_any_order_option,
     add_language_options,
     add_model_options,
     add_permissive_option,
@@ -43,6 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--reasoning", choices=("none", "optional", "forced"), default=None)
     add_language_options(p)
     add_permissive_option(p)
+    add_any_order_option(p)
     p.add_argument("--max-new-tokens", type=int, default=256)
     p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
     p.add_argument("--seed", type=int, default=0)
@@ -153,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
         extra: dict[str, Any] = {"max_tool_calls": max_tool_calls} if max_tool_calls is not None else {}
         compile_tools(args.format or DEFAULT_FORMAT, tools, dialect="ebnf", tool_choice=tool_choice,
                       parallel_tool_calls=args.parallel, reasoning=args.reasoning, allowed_tools=allowed, **extra,
-                      permissive=args.permissive, **language_kwargs(args))
+                      permissive=args.permissive, any_order=args.any_order,
+                      **language_kwargs(args))
 
     from ..runtime.generator import Generator
 
@@ -170,7 +173,8 @@ def run(args: argparse.Namespace) -> int:
     result = gen.chat(messages, tools, tool_choice=tool_choice, parallel_tool_calls=args.parallel,
                       format=fmt, reasoning=args.reasoning, max_new_tokens=args.max_new_tokens,
                       temperature=args.temperature, seed=args.seed, on_delta=printer, allowed_tools=allowed,
-                      max_tool_calls=max_tool_calls, permissive=args.permissive, **language_kwargs(args))
+                      max_tool_calls=max_tool_calls, permissive=args.permissive, any_order=args.any_order,
+                      **language_kwargs(args))
     message = result["message"]
     if printer is not None:
         printer.flush_call()

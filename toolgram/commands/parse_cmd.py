@@ -42,7 +42,6 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("--chunk-size must be at least 1", "--chunk-size")
     if args.mode != "lenient":
         raise OptionError("--chunk-size streams with the lenient parser; drop --mode strict", "--mode")
-    kwargs.pop("any_order", None)  # (the lenient parser reads any order)
     sp = StreamParser(args.format, tools, **kwargs)
     n = args.chunk_size
     for i in range(0, len(text), n):

@@ -11,7 +11,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ToolgramError
-from .common import add_language_options, add_model_options, add_permissive_option, language_kwargs
+from .common import (
+    add_any_order_option,
+    add_language_options,
+    add_model_options,
+    add_permissive_option,
+    language_kwargs,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -25,6 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_language_options(p)  # the defaults of requests that name no xml_values/whitespace
     add_permissive_option(p, "relax schema keywords a grammar cannot enforce (uniqueItems...) for requests that do not "
                           "say otherwise (their 'permissive' field); default: such tools are a 400 naming the keyword")
+    add_any_order_option(p, "object members in any order (objects of up to 6 members) for requests that do not say "
+                         "otherwise (their 'any_order' field); default: the properties order")
     p.add_argument("--engine", choices=("batch", "queue"), default=None,
                    help="batch: continuous batching (ContinuousBatchingPipeline, concurrent requests decoded "
                    "together); queue: one LLMPipeline, one generation at a time. Default: batch when the model "
@@ -81,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format is None and gen.detected:
         _say(f"format {fmt} (detected: {gen.detected[1]})")
     app = create_app(gen, format=fmt, max_queue=args.max_queue, request_timeout=args.request_timeout,
-                     permissive=args.permissive, **language_kwargs(args))
+                     permissive=args.permissive, any_order=args.any_order, **language_kwargs(args))
     model_id = app.state.model_id
 
     class Server(uvicorn.Server):
