@@ -170,6 +170,7 @@ def test_long_repetitions_are_exact(fmt: str, dialect: str) -> None:
 
 
 @pytest.mark.model
+@pytest.mark.slow  # ~20 s of OpenVINO grammar compiling; the default run loads grammars in OpenVINO elsewhere
 def test_openvino_loads_the_longest_bounds() -> None:
     """OpenVINO GenAI's embedded (older) xgrammar loads counts at MAX_LENGTH and MAX_ITEMS."""
     from strategies import tool

@@ -514,6 +514,7 @@ def test_disconnect_cancels_only_its_request(server: Server) -> None:
     assert m["toolgram_generation_tokens_total"] - before["toolgram_generation_tokens_total"] < 1000
 
 
+@pytest.mark.slow  # a second server process (~18 s)
 def test_prefix_caching_changes_no_answer(server: Server) -> None:
     """``--prefix-caching off`` (the session server has it on, the default) answers the same requests with the
     same text: one at a time, greedy, the second and third sharing the first's system prompt and tools, so the
