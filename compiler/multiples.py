@@ -7,7 +7,8 @@ a multiple of ``m`` exactly when ``N * 10**(s - t)`` is a multiple of ``a`` (``t
 of ``a``.  So a DFA keeps the remainder modulo ``a`` and the count of fractional digits read; it
 is minimized (a multiple of 10, 2 or 5 needs only the last digit) and turned back into an
 expression by state elimination (:mod:`.dfa`).  Spellings are JSON's and Python's: ``-``, a whole
-part without leading zeros, an optional fraction; no exponent (as for bounded numbers).
+part without leading zeros, an optional fraction; no exponent (a bounded number without multipleOf also takes
+normalized scientific spellings, :mod:`.numbers`).
 
 The expression grows quickly with the remainders it must track (a multiple of 7 is a few thousand
 nodes, of 13 far more), and Lark writes it out as one regex: beyond :data:`MAX_NODES` nodes,

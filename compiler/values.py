@@ -37,6 +37,7 @@ from .keys import (
 )
 from .keywords import annotation
 from .multiples import exact_decimal, integer_step, multiples
+from .numbers import DIGIT, DIGIT19, FRAC, decimal_range, int_range, number_range
 from .regex import (
     Char,
     Patterns,
@@ -91,8 +92,6 @@ MAX_INT_DIGITS = 40
 #: written: 2**n); larger ones keep the ``properties`` order (llama.cpp permutes at most 6 required arguments)
 MAX_ANY_ORDER = 6
 
-DIGIT = Chars(((ord("0"), ord("9")),))
-DIGIT19 = Chars(((ord("1"), ord("9")),))
 HEX = Chars(((ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))))
 # llama.cpp's bounded JSON whitespace: nothing, a space, or 1-2 newlines and up to 20 indents.
 # GBNF and EBNF print it as one rule ``ws`` (issue 10: engines expand every inline copy).
@@ -123,7 +122,6 @@ def list_gaps(whitespace: str, captured: bool) -> tuple[Expr, Expr, Expr]:
 
 
 INT_RE = seq(opt(Lit("-")), alt(Lit("0"), seq(DIGIT19, Rep(DIGIT, 0, None))))
-FRAC = seq(Lit("."), Rep(DIGIT, 1, None))
 EXP = seq(Chars.of("eE"), opt(Chars.of("+-")), Rep(DIGIT, 1, None))
 NUMBER = seq(INT_RE, opt(FRAC), opt(EXP))
 
@@ -174,196 +172,6 @@ def json_literal(value: Any) -> str:
 
 
 python_literals = python_text.spellings
-
-
-def int_range(lo: int | None, hi: int | None) -> Expr:
-    """Integers in ``[lo, hi]`` (either end open), in canonical decimal spelling."""
-    if lo is not None and hi is not None and lo > hi:
-        raise ValueError("empty integer range")
-    parts: list[Expr] = []
-    if lo is None or lo < 0:
-        neg_hi = -lo if lo is not None else None  # magnitudes
-        neg_lo = 1 if hi is None or hi >= 0 else -hi
-        parts.append(seq(Lit("-"), _nonneg_range(neg_lo, neg_hi)))
-    if hi is None or hi >= 0:
-        parts.append(_nonneg_range(max(lo or 0, 0), hi))
-    return alt(*parts)
-
-
-def _nonneg_range(a: int, b: int | None) -> Expr:
-    parts: list[Expr] = []
-    top = b if b is not None else 10 ** len(str(a)) - 1
-    for length in range(len(str(a)), len(str(top)) + 1):
-        lo = max(a, 10 ** (length - 1) if length > 1 else 0)
-        hi = min(top, 10**length - 1)
-        if lo <= hi:
-            parts.append(_same_length(str(lo), str(hi)))
-    if b is None:
-        parts.append(seq(DIGIT19, Rep(DIGIT, len(str(a)), None)))
-    return alt(*parts)
-
-
-def _same_length(lo: str, hi: str) -> Expr:
-    if not lo:
-        return EMPTY
-    if len(lo) == 1:
-        return _digit_class(lo, hi)
-    if lo[0] == hi[0]:
-        return seq(Lit(lo[0]), _same_length(lo[1:], hi[1:]))
-    rest = len(lo) - 1
-    if set(lo[1:]) == {"0"} and set(hi[1:]) == {"9"}:
-        return seq(_digit_class(lo[0], hi[0]), Rep(DIGIT, rest, rest))
-    parts = [seq(Lit(lo[0]), _same_length(lo[1:], "9" * rest))]
-    if int(lo[0]) + 1 <= int(hi[0]) - 1:
-        parts.append(seq(_digit_class(str(int(lo[0]) + 1), str(int(hi[0]) - 1)), Rep(DIGIT, rest, rest)))
-    parts.append(seq(Lit(hi[0]), _same_length("0" * rest, hi[1:])))
-    return alt(*parts)
-
-
-def _digit_class(lo: str, hi: str) -> Expr:
-    return Lit(lo) if lo == hi else Chars(((ord(lo), ord(hi)),))
-
-
-# -- decimal ranges (``number`` with bounds) ------------------------------------------------------
-#: a fraction bound is ``(digits, exclusive)``: the fraction's digits without trailing zeros; None: no bound
-_ANY = "any"
-DIGITS_ANY = Rep(DIGIT, 0, None)
-
-
-def _frac_step(bound: tuple[str, bool] | None, c: int, upper: bool) -> Any:
-    """What a fraction bound leaves for the digits after a first digit ``c``: ``_ANY``, None (no digit
-    string), or the rest of the bound."""
-    if bound is None:
-        return _ANY
-    f, ex = bound
-    d = int(f[0]) if f else 0
-    if not upper:
-        if c > d:
-            return _ANY
-        if c < d:
-            return None
-        rest = (f[1:], ex) if f else ("", True)
-        return _ANY if rest == ("", False) else rest
-    if not f and not ex:  # at most 0.000...: only zeros
-        return ("", False) if c == 0 else None
-    if c < d:
-        return _ANY
-    if c > d:
-        return None
-    return (f[1:], ex)
-
-
-def _fraction(lower: tuple[str, bool] | None, upper: tuple[str, bool] | None) -> tuple[Expr | None, bool]:
-    """Digit strings ``s`` with ``0.s`` within the bounds: (the non-empty ones, whether the empty one is)."""
-    if upper == ("", True):
-        return None, False
-    if lower is None and upper is None:
-        return Rep(DIGIT, 1, None), True
-    if lower == ("", True):
-        if upper is None:
-            return seq(Rep(Lit("0"), 0, None), DIGIT19, DIGITS_ANY), False
-        if upper[0] == "":
-            return None, False
-    if lower is None and upper == ("", False):
-        return Rep(Lit("0"), 1, None), True
-    parts: list[Expr] = []
-    free: list[int] = []
-    for c in range(10):
-        lo, hi = _frac_step(lower, c, False), _frac_step(upper, c, True)
-        if lo is None or hi is None:
-            continue
-        if lo is _ANY and hi is _ANY:
-            free.append(c)
-            continue
-        ne, empty = _fraction(None if lo is _ANY else lo, None if hi is _ANY else hi)
-        rest = [x for x in (ne, EMPTY if empty else None) if x is not None]
-        if rest:
-            parts.append(seq(Lit(str(c)), alt(*rest)))
-    runs: list[list[int]] = []
-    for c in free:
-        if runs and runs[-1][1] == c - 1:
-            runs[-1][1] = c
-        else:
-            runs.append([c, c])
-    free_parts = [seq(_digit_class(str(a), str(b)), DIGITS_ANY) for a, b in runs]
-    found = free_parts + parts
-    return (alt(*found) if found else None), lower is None
-
-
-def _with_fraction(whole: Expr, lower: tuple[str, bool] | None, upper: tuple[str, bool] | None) -> Expr | None:
-    ne, empty = _fraction(lower, upper)
-    tails = [x for x in (EMPTY if empty else None, None if ne is None else seq(Lit("."), ne)) if x is not None]
-    return seq(whole, alt(*tails)) if tails else None
-
-
-def _split(v: Decimal) -> tuple[int, str]:
-    """``v`` (non-negative) as its whole part and its fraction's digits without trailing zeros."""
-    whole = int(v)  # truncates: v >= 0
-    frac = format(v - whole, "f")
-    digits = frac.split(".", 1)[1].rstrip("0") if "." in frac else ""
-    return whole, digits
-
-
-def _wholes_by_length(a: int, b: int | None) -> list[tuple[int, Expr]]:
-    """Whole numbers in ``[a, b]`` grouped by their digit count (``b`` None: the longest group is open)."""
-    out: list[tuple[int, Expr]] = []
-    top = b if b is not None else 10 ** len(str(a)) - 1
-    for length in range(len(str(a)), len(str(top)) + 1):
-        lo = max(a, 10 ** (length - 1) if length > 1 else 0)
-        hi = min(top, 10**length - 1)
-        if lo <= hi:
-            out.append((length, _same_length(str(lo), str(hi))))
-    if b is None:
-        out.append((len(str(a)) + 1, seq(DIGIT19, Rep(DIGIT, len(str(a)), None))))
-    return out
-
-
-def _nonneg_decimal(a: Decimal, a_ex: bool, b: Decimal | None, b_ex: bool) -> Expr | None:
-    """Non-negative decimals (no exponent) between ``a`` and ``b`` (None: no upper bound).  Longer
-    whole parts come first: a Lark terminal takes the first alternative that matches, and ``1``
-    must not end a token that ``10`` continues."""
-    whole_a, fa = _split(a)
-    lower = None if fa == "" and not a_ex else (fa, a_ex)
-    parts: list[tuple[int, Expr | None]] = []
-    if b is not None:
-        whole_b, fb = _split(b)
-        upper = (fb, b_ex)
-        if whole_a == whole_b:
-            return _with_fraction(Lit(str(whole_a)), lower, upper)
-        parts.append((len(str(whole_a)), _with_fraction(Lit(str(whole_a)), lower, None)))
-        if whole_a + 1 <= whole_b - 1:
-            parts += [(n, seq(e, opt(FRAC))) for n, e in _wholes_by_length(whole_a + 1, whole_b - 1)]
-        parts.append((len(str(whole_b)), _with_fraction(Lit(str(whole_b)), None, upper)))
-    else:
-        parts.append((len(str(whole_a)), _with_fraction(Lit(str(whole_a)), lower, None)))
-        parts += [(n, seq(e, opt(FRAC))) for n, e in _wholes_by_length(whole_a + 1, None)]
-    found = [e for _, e in sorted(parts, key=lambda p: -p[0]) if e is not None]
-    return alt(*found) if found else None
-
-
-def decimal_range(lo: Decimal | None, lo_ex: bool, hi: Decimal | None, hi_ex: bool) -> Expr:
-    """JSON numbers (``-``, whole part, optional fraction; no exponent) between ``lo`` and ``hi``
-    (None: unbounded; ``*_ex``: the bound itself excluded).  ValueError when none is."""
-    if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_ex or hi_ex))):
-        raise ValueError("empty number range")
-    parts: list[Expr | None] = []
-    if lo is None or lo < 0:
-        # magnitudes of the negative numbers (and -0 where 0 is in range)
-        if hi is None or hi > 0:
-            m_lo, m_lo_ex = Decimal(0), False
-        else:
-            m_lo, m_lo_ex = -hi, hi_ex
-        m_hi, m_hi_ex = (None, False) if lo is None else (-lo, lo_ex)
-        neg = _nonneg_decimal(m_lo, m_lo_ex, m_hi, m_hi_ex)
-        if neg is not None:
-            parts.append(seq(Lit("-"), neg))
-    if hi is None or hi > 0 or (hi == 0 and not hi_ex):
-        p_lo, p_lo_ex = (Decimal(0), False) if lo is None or lo < 0 else (lo, lo_ex)
-        parts.append(_nonneg_decimal(p_lo, p_lo_ex, hi, hi_ex))
-    found = [p for p in parts if p is not None]
-    if not found:
-        raise ValueError("empty number range")
-    return alt(*found)
 
 
 def schema_text(schema: Any) -> str | None:
@@ -1170,17 +978,20 @@ class ValueBuilder:
 
     def _t_number(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
         lo, lo_ex, hi, hi_ex = number_bounds(schema, path)
-        # bounded: decimal spellings only (no exponent), as llguidance writes them
         try:
             bounded = None if lo is None and hi is None else decimal_range(lo, lo_ex, hi, hi_ex)
         except ValueError:
             raise EmptySchemaError("no number lies between minimum and maximum", path) from None
         m = self._multiple_of(schema, path)
-        if m is not None:
+        if m is not None:  # multiples: plain decimal spellings only (no exponent), as llguidance writes them
             multiples = self._multiples(m, False, bounded, path)
             if multiples is not None:
                 return multiples
-        return Token(NUMBER if bounded is None else bounded, "NUMBER")
+        if bounded is None:
+            return Token(NUMBER, "NUMBER")
+        # bounded: plain decimal and normalized scientific spellings (``1e-05``, as json.dumps writes it)
+        return Token(number_range(lo, lo_ex, hi, hi_ex, scientific=number_bounds(schema, path, exact=True)),
+                     "NUMBER")
 
     @staticmethod
     def _multiple_of(schema: dict[str, Any], path: str) -> Decimal | None:
@@ -1941,9 +1752,12 @@ def infer_type(schema: dict[str, Any]) -> str | None:
 Bounds = tuple[Decimal | None, bool, Decimal | None, bool]
 
 
-def number_bounds(schema: dict[str, Any], path: str) -> Bounds:
+def number_bounds(schema: dict[str, Any], path: str, exact: bool = False) -> Bounds:
     """``(low, low excluded, high, high excluded)`` from ``minimum``/``maximum`` and ``exclusive*``
-    (a number, or draft 4's boolean beside ``minimum``/``maximum``): the tighter bound wins."""
+    (a number, or draft 4's boolean beside ``minimum``/``maximum``): the tighter bound wins.  A bound past
+    every number of :data:`MAX_INT_DIGITS` digits on the side that admits them (``maximum: 1.79769e+308``) is
+    read as the bound of those numbers (what plain decimal spellings can reach), or as it is with ``exact``
+    (scientific spellings reach it)."""
 
     def num(key: str) -> Decimal | None:
         v = schema.get(key)
@@ -1955,6 +1769,8 @@ def number_bounds(schema: dict[str, Any], path: str) -> Bounds:
             raise SchemaError(f"{key} must be a finite number", f"{path}.{key}")
         if abs(v) >= 10**MAX_INT_DIGITS:
             if (v > 0) == ("aximum" in key):
+                if exact:
+                    return exact_decimal(v)
                 # an upper bound past every number of MAX_INT_DIGITS digits (1.79769e+308, "any double"), or a
                 # lower one below them: the bound of those numbers, which the grammar writes (a subset)
                 return Decimal((10**MAX_INT_DIGITS - 1) * (1 if v > 0 else -1))
