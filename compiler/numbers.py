@@ -5,8 +5,8 @@ An integer is written in canonical decimal (``-12``).  A number is written in pl
 normalized scientific notation (``1e-05``, ``1.5E+16``: one non-zero digit before the point, then an exponent
 with an optional sign and leading zeros), as Python's ``json.dumps`` and JavaScript's ``JSON.stringify`` write
 numbers too large or too small for plain decimal.  Every spelling admitted lies within the bounds, exactly
-(``Decimal`` arithmetic); a number's other spellings (``10e-6``, ``0.1e2``) are not admitted, as in the
-unbounded rule they are.
+(``Decimal`` arithmetic).  A number's other scientific spellings (``10e-6``, ``0.1e2``) are not admitted; the
+unbounded rule admits every JSON spelling.
 """
 
 from __future__ import annotations

@@ -79,6 +79,8 @@ CASES = [
     ({"minimum": -10, "maximum": 10}, [1e-300, -2.5e-05, 10.0, -10.0], [1e+16, -1e+16, 10.000001]),
     ({"exclusiveMinimum": 0, "maximum": 1e-3}, [1e-05, 0.001, 9.99e-05], [0.0, 0.0010001, -1e-05, 1e+16]),
     ({"exclusiveMaximum": -1e+20}, [-1.5e+20, -1e+300], [-1e+20, -9.9e+19, 1e-05]),
+    # two-digit exponents within a bound's (a Lark terminal must not stop at ``1e+1`` of ``1e+16``)
+    ({"minimum": 0, "maximum": 1e+20}, [1.5e+16, 1e+20, 2e+19, 1.2e-15], [1.5e+20, 1e+21, -1e-05]),
     # "any double": plain spellings reach 40 digits, scientific ones the bound itself
     ({"minimum": 0, "maximum": 1.7976931348623157e+308}, [1e+300, 1.7976931348623157e+308, 12.5], [-1.0]),
 ]
