@@ -37,16 +37,8 @@ def int_range(lo: int | None, hi: int | None) -> Expr:
 
 
 def _nonneg_range(a: int, b: int | None) -> Expr:
-    parts: list[Expr] = []
-    top = b if b is not None else 10 ** len(str(a)) - 1
-    for length in range(len(str(a)), len(str(top)) + 1):
-        lo = max(a, 10 ** (length - 1) if length > 1 else 0)
-        hi = min(top, 10**length - 1)
-        if lo <= hi:
-            parts.append(_same_length(str(lo), str(hi)))
-    if b is None:
-        parts.append(seq(DIGIT19, Rep(DIGIT, len(str(a)), None)))
-    return alt(*parts)
+    """Whole numbers ``a <= n <= b`` (``b`` None: open), without leading zeros."""
+    return alt(*(e for _, e in _wholes_by_length(a, b)))
 
 
 def _same_length(lo: str, hi: str) -> Expr:
@@ -236,19 +228,14 @@ def _exponents(lo: int | None, hi: int | None) -> Expr | None:
     parts: list[Expr] = []
     if lo is None or lo < 0:  # k < 0: "-" 0* magnitude
         m_lo = 1 if hi is None or hi >= 0 else -hi
-        parts.append(seq(Lit("-"), Rep(Lit("0"), 0, None), _positive(m_lo, None if lo is None else -lo)))
+        parts.append(seq(Lit("-"), Rep(Lit("0"), 0, None), _nonneg_range(m_lo, None if lo is None else -lo)))
     if hi is None or hi >= 1:  # k > 0: "+"? 0* digits
         a = max(lo, 1) if lo is not None else 1
         if hi is None or hi >= a:
-            parts.append(seq(opt(Lit("+")), Rep(Lit("0"), 0, None), _positive(a, hi)))
+            parts.append(seq(opt(Lit("+")), Rep(Lit("0"), 0, None), _nonneg_range(a, hi)))
     if (lo is None or lo <= 0) and (hi is None or hi >= 0):  # k = 0: 0, -0, +00
         parts.append(seq(opt(Chars.of("+-")), Rep(Lit("0"), 1, None)))
     return alt(*parts) if parts else None
-
-
-def _positive(a: int, b: int | None) -> Expr:
-    """Whole numbers ``a <= n <= b`` (``a >= 1``; ``b`` None: open) without leading zeros."""
-    return alt(*(e for _, e in _wholes_by_length(a, b)))
 
 
 def _mantissas(lo: Decimal | None, lo_ex: bool, hi: Decimal | None, hi_ex: bool) -> Expr | None:
