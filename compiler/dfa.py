@@ -53,6 +53,15 @@ class _Nfa:
 
     def build(self, e: Expr, start: int, seen: frozenset[str] = frozenset()) -> int:
         """Thompson construction from ``start``; returns the end node."""
+        graph = graph_of(e)
+        if graph is not None:  # the automaton ``e`` was written from, rather than ``e`` written out as a tree
+            edges, src, dst = graph
+            nodes = {src: start}
+            for (a, b), label in edges.items():
+                begin = nodes[a] if a in nodes else nodes.setdefault(a, self.node())
+                end = nodes[b] if b in nodes else nodes.setdefault(b, self.node())
+                self.eps[self.build(label, begin, seen)].append(end)
+            return nodes[dst] if dst in nodes else self.node()
         if isinstance(e, Token):
             return self.build(e.expr, start, seen)
         if isinstance(e, Lit):
@@ -147,6 +156,7 @@ def build_labeled_dfa(exprs: tuple[Expr, ...], grammar: Grammar | None = None, m
     order = [first]
     trans: list[dict[int, int]] = []
     labels: list[frozenset[int]] = []
+    closures: dict[frozenset[int], frozenset[int]] = {}
     k = 0
     while k < len(order):
         state = order[k]
@@ -159,7 +169,10 @@ def build_labeled_dfa(exprs: tuple[Expr, ...], grammar: Grammar | None = None, m
                         targets.setdefault(iv, set()).add(t)
         row: dict[int, int] = {}
         for iv, ts in targets.items():
-            nxt = _closure(nfa, ts)
+            moved = frozenset(ts)  # the intervals of a class (any letter but G) mostly move alike: one closure each
+            nxt = closures.get(moved)
+            if nxt is None:
+                nxt = closures[moved] = _closure(nfa, ts)
             if nxt not in ids:
                 if len(order) >= max_states:
                     raise DfaLimit(f"more than {max_states} DFA states")
@@ -211,6 +224,8 @@ def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int]
     for s in accepting & live:
         edges[(s, dst)] = EMPTY
 
+    graph = (dict(edges), src, dst)
+
     def path(a: Expr, loop: Expr | None, b: Expr) -> Expr:
         return _then(_then(a, EMPTY if loop is None else Rep(loop, 0, None)), b)
 
@@ -221,7 +236,27 @@ def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int]
             raise DfaLimit(f"an expression of more than {max_nodes} nodes")
 
     _eliminate(edges, live, path, _either, check)
-    return edges.get((src, dst), never)
+    return with_graph(edges.get((src, dst), never), graph)
+
+
+#: an expression's automaton: labelled edges ``(from, to) -> expression``, the start and the end node
+Graph = tuple[dict[tuple[int, int], Expr], int, int]
+
+
+def with_graph(e: Expr, graph: Graph) -> Expr:
+    """``e``, noting on it the automaton it was written from (``graph``: the same language).  State elimination
+    writes an expression whose parts are shared many times over (a key class's complement: 10**5 nodes written
+    out as a tree, from 30 states); an automaton built from ``e`` (:class:`_Nfa`) follows the graph instead.
+    Kept on the node itself, as its hash and :func:`tree_size` are: an equal expression built elsewhere has the
+    same language, so either's graph serves both."""
+    if isinstance(e, (Seq, Alt, Rep)):
+        e.__dict__["_graph"] = graph
+    return e
+
+
+def graph_of(e: Expr) -> Graph | None:
+    """The automaton :func:`with_graph` noted on ``e``, if any."""
+    return e.__dict__.get("_graph") if isinstance(e, (Seq, Alt, Rep)) else None
 
 
 def minimize(trans: list[dict[int, int]], accepting: set[int]) -> tuple[list[dict[int, int]], set[int]]:
@@ -567,11 +602,11 @@ def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -
     return f"(?:{out})"
 
 
-def _minimal_edges(e: Expr, grammar: Grammar | None
+def _minimal_edges(e: Expr, grammar: Grammar | None, max_states: int = MAX_STATES
                    ) -> tuple[dict[tuple[int, int], tuple[tuple[int, int], ...]], set[int], set[int]]:
     """``e``'s minimal DFA: its live edges (the code point spans of each pair of states), live accepting states and
     live states; the start is state 0 (no edges and no accepting state: no word)."""
-    trans, accepting, starts = build_dfa(e, grammar)
+    trans, accepting, starts = build_dfa(e, grammar, max_states)
     trans, accepting = minimize(trans, accepting)
     live = _live(trans, accepting)
     if 0 not in live:
@@ -579,11 +614,12 @@ def _minimal_edges(e: Expr, grammar: Grammar | None
     return {k: _spans(ivs, starts) for k, ivs in _edges(trans, live).items()}, accepting & live, live
 
 
-def dfa_edges(e: Expr, grammar: Grammar | None = None) -> tuple[list[tuple[int, int, Chars]], set[int]]:
+def dfa_edges(e: Expr, grammar: Grammar | None = None, max_states: int = MAX_STATES
+              ) -> tuple[list[tuple[int, int, Chars]], set[int]]:
     """``e``'s minimal DFA as its live edges ``(from, to, class)`` and its live accepting states (start: state 0).
     For a printer that writes the automaton itself, as rules, where its regex would be too large
-    (:mod:`.emit.lark`)."""
-    classes, accepting, _ = _minimal_edges(e, grammar)
+    (:mod:`.emit.lark`).  ``max_states`` caps the DFA before it is minimized."""
+    classes, accepting, _ = _minimal_edges(e, grammar, max_states)
     return [(a, b, Chars(spans)) for (a, b), spans in classes.items()], accepting
 
 

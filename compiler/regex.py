@@ -32,9 +32,11 @@ from .dfa import (
     build_dfa,
     build_labeled_dfa,
     dfa_expr,
+    graph_of,
     intersection,
     minimize,
     tree_size,
+    with_graph,
 )
 from .ecmascript import ecmascript, flagged
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
@@ -225,6 +227,10 @@ def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
         out = Rep(spell(e.item, char, done), e.min, e.max)
     else:
         out = e  # EMPTY
+    graph = graph_of(e)
+    if graph is not None:  # the automaton it was written from, its labels spelled
+        edges, src, dst = graph
+        with_graph(out, ({k: spell(label, char, done) for k, label in edges.items()}, src, dst))
     done[e] = out
     return out
 

@@ -17,7 +17,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 from ..automaton import rx_escape, until_regex
-from ..dfa import DfaLimit, backtracks, class_char, dfa_edges, dfa_regex, tree_size
+from ..dfa import MAX_STATES, DfaLimit, backtracks, class_char, dfa_edges, dfa_regex, tree_size
 from ..ir import (
     EMPTY,
     Alt,
@@ -40,6 +40,11 @@ from .lark_analysis import faster_analysis
 
 #: a token's expression past this many nodes (written out as a tree) prints through its ``within`` look-ahead
 WITHIN_MIN_NODES = 2_000
+#: a token of more nodes than this written out as a tree is written as its DFA's rules (:meth:`LarkPrinter.automaton`)
+TREE_MAX_NODES = 40_000
+#: ... and its DFA may have this many states before it is minimized: its regex would be of 10**5 nodes and more, and
+#: the automaton of a spelled key class (each character raw or an escape, ``\u0047``) minimizes to a few percent
+TREE_MAX_STATES = 20_000
 
 
 def _followed(follow: str | tuple[str, ...]) -> str:
@@ -62,6 +67,7 @@ class LarkPrinter:
         self._term_count = 0
         self._automata: list[str] = []  # rules of patterns written as automata (:meth:`automaton`)
         self._automaton_count = 0
+        self._automaton_of: dict[Expr, str] = {}  # each expression's automaton, written once
         self._reps: dict[str, str] = {}  # a counted repetition's choice -> its rule (:meth:`_rep_rule`)
         self._names = {name: self._rule_name(name) for name in grammar.rules}
         self._hoisted = {name: _hoist(body) for name, body in grammar.rules.items()
@@ -162,6 +168,14 @@ class LarkPrinter:
         else:
             if optional:
                 e = _nonempty(e, self.g)
+            if tree_size(e) > TREE_MAX_NODES:
+                # shared sub-expressions (a key class's complement) that a regex would write out as a tree
+                try:
+                    automaton = self.automaton(e, TREE_MAX_STATES)
+                except DfaLimit:
+                    pass
+                else:
+                    return f"[{automaton}]" if optional else automaton
             rx = self.regex(e)
         if stop:
             rx += "(?![" + "".join(class_char(ord(c)) for c in stop) + "])"
@@ -174,12 +188,15 @@ class LarkPrinter:
             self.priorities[name] = _priority(rx, e)
         return f"{name}?" if optional else name
 
-    def automaton(self, e: Expr) -> str:
+    def automaton(self, e: Expr, max_states: int = MAX_STATES) -> str:
         """``e``'s minimal DFA as left-linear rules, one per state (``_pat1_3: _pat1_0 CHAR_7 | ...``: the text
         that leads to state 3), a character class a terminal: deterministic, so LALR reads it in one pass
         without a conflict, and Lark's tree building extends one list per value (left recursion).  The value's
         text is read back by position, as every value's is."""
-        edges, accepting = dfa_edges(e, self.g)
+        written = self._automaton_of.get(e)
+        if written is not None:  # (a key class's token in each place the object's members are read)
+            return written
+        edges, accepting = dfa_edges(e, self.g, max_states)
         if not accepting:
             return self.terminal(Chars(()), "CHAR")  # no word: a terminal nothing matches
         self._automaton_count += 1
@@ -189,7 +206,8 @@ class LarkPrinter:
             into.setdefault(b, []).append(f"{base}_{a} {self.terminal(chars, 'CHAR')}")
         for state, alts in into.items():
             self._automata.append(f"{base}_{state}: " + " | ".join(alts))
-        return "(" + " | ".join(f"{base}_{s}" for s in sorted(accepting)) + ")"
+        written = self._automaton_of[e] = "(" + " | ".join(f"{base}_{s}" for s in sorted(accepting)) + ")"
+        return written
 
     def _rep_rule(self, inner: str) -> str:
         """A counted repetition's choice as a rule of its own (inlined in the tree: ``_rep…``).

@@ -1,0 +1,96 @@
+"""Expressions written by state elimination share their parts many times over: the keys that do *not* contain an
+HTTP method (``patternProperties`` with an unanchored pattern, no ``properties``) are a DFA of about fifty states,
+but their expression written out as a tree has millions of nodes.  GBNF and EBNF print it as a DAG (a shared part
+is one rule); an automaton built from it follows the DFA it was written from (:func:`toolgram.compiler.dfa.graph_of`),
+and Lark writes that automaton as rules rather than a regex of the whole tree (which took minutes to build and to
+parse with).  Checked here: the automaton's language, and every engine and the strict parser on such a schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from functools import cache
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import engine_results, tool
+from toolgram.compiler.bundle import Bundle, compile
+from toolgram.compiler.dfa import DfaLimit, build_dfa, graph_of, run, tree_size
+from toolgram.compiler.ir import Expr
+from toolgram.compiler.keys import key_classes
+from toolgram.compiler.regex import decoded_char, pattern_to_ir
+from toolgram.grammars.render import render_calls
+from toolgram.parsing.strict import parse_strict
+
+METHODS = "GET|HEAD|POST|PUT|DELETE|CONNECT|OPTIONS|TRACE|PATCH"
+PATTERN = f"({METHODS})\\s.*"  # unanchored: a key containing a method and a blank
+#: the engines' check: three methods (llama.cpp's sampler walks the nine methods' GBNF DAG for seconds a token)
+ROUTES = {"type": "object", "patternProperties": {"(GET|HEAD|POST)\\s.*": {"type": "string"}},
+          "additionalProperties": {"type": "integer"}}
+
+
+@cache
+def _others() -> Expr:
+    """The keys that match no pattern, as the decoded expression :func:`key_classes` writes."""
+    classes, _ = key_classes((), (pattern_to_ir(PATTERN, decoded_char, "$"),), True)
+    (other,) = [kc.decoded for kc in classes if not kc.matches]
+    return other
+
+
+def test_the_automaton_follows_the_graph_not_the_tree() -> None:
+    other = _others()
+    assert tree_size(other) > 10**6  # the premise: written out as a tree, far past the NFA's cap
+    assert graph_of(other) is not None
+    bare = dataclasses.replace(other)  # the same expression without the automaton noted on it
+    assert graph_of(bare) is None
+    with pytest.raises(DfaLimit):
+        build_dfa(bare)
+    build_dfa(other)
+
+
+@given(st.lists(st.sampled_from(["GET", "HEAD", "PATCH", "PAT", "GE", " ", "\t", "x", "T", "/"]), max_size=6))
+def test_the_automaton_is_the_complement(parts: list[str]) -> None:
+    key = "".join(parts)
+    trans, accepting, starts = _automaton()
+    assert (run(trans, starts, key) in accepting) == (re.search(PATTERN, key) is None)
+
+
+#: keys with and without a method and a blank after it; escaped characters (``\t``, ``\"``) among them
+@cache
+def _automaton() -> tuple[list[dict[int, int]], set[int], list[int]]:
+    return build_dfa(_others())
+
+
+KEYS = ["GET /a", "a POST\tb", "POST", "GETx /", "HEADS /", "x", "", 'GET "q"', '"x"\\', "HEAD\n"]
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("value", ["s", 1])
+def test_every_engine_reads_the_classes_alike(key: str, value: object) -> None:
+    params = {"type": "object", "properties": {"routes": ROUTES}, "required": ["routes"]}
+    args = {"routes": {key: value}}
+    valid = jsonschema.Draft202012Validator(params).is_valid(args)
+    text = render_calls("hermes", [("f", args)])
+    verdicts = {}
+    for dialect in ("lark", "ebnf", "gbnf"):
+        bundle = _bundle(dialect)
+        verdicts.update({f"{dialect}/{k}": ok for k, (ok, _) in engine_results(bundle, text).items()})
+    msg = parse_strict("hermes", text, [tool("f", params)], tool_choice="required")
+    verdicts["strict"] = bool(msg["tool_calls"])
+    assert set(verdicts.values()) == {valid}, (text, verdicts)
+    if valid:
+        assert json.loads(msg["tool_calls"][0]["function"]["arguments"]) == args
+
+
+@cache
+def _bundle(dialect: str) -> Bundle:
+    params = {"type": "object", "properties": {"routes": ROUTES}, "required": ["routes"]}
+    return compile("hermes", [tool("f", params)], dialect=dialect, tool_choice="required")
+
+
+def test_the_lark_grammar_is_the_automaton_not_the_tree() -> None:
+    assert len(_bundle("lark").grammar) < 100_000  # (a regex of the tree: megabytes)
