@@ -39,14 +39,15 @@ def _ranges(c: Chars) -> Ranges:
 
 
 class _Nfa:
-    def __init__(self, grammar: Grammar | None) -> None:
+    def __init__(self, grammar: Grammar | None, max_nodes: int = MAX_STATES * 20) -> None:
         self.eps: list[list[int]] = []
         self.moves: list[list[tuple[Ranges, int]]] = []
         self.g = grammar
+        self.max_nodes = max_nodes
 
     def node(self) -> int:
-        if len(self.eps) > MAX_STATES * 20:
-            raise DfaLimit(f"more than {MAX_STATES * 20} automaton nodes")
+        if len(self.eps) > self.max_nodes:
+            raise DfaLimit(f"more than {self.max_nodes} automaton nodes")
         self.eps.append([])
         self.moves.append([])
         return len(self.eps) - 1
@@ -133,7 +134,7 @@ def build_labeled_dfa(exprs: tuple[Expr, ...], grammar: Grammar | None = None, m
     """One DFA for several expressions at once: ``(transitions by interval index, labels, interval
     starts)``; ``labels[s]`` holds the indices of the expressions that accept in state ``s``, so a
     word's state tells exactly which of the expressions match it.  State 0 is the start."""
-    nfa = _Nfa(grammar)
+    nfa = _Nfa(grammar, max_states * 20)
     start = nfa.node()
     finals: list[int] = []
     for e in exprs:
@@ -568,8 +569,9 @@ def _class_rx(spans: tuple[tuple[int, int], ...]) -> str:
     return f"[{body}]"
 
 
-def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -> str:
-    """An unambiguous regex for ``e`` (without the empty string when ``nonempty``)."""
+def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False, max_chars: int = MAX_REGEX) -> str:
+    """An unambiguous regex for ``e`` (without the empty string when ``nonempty``); :class:`DfaLimit` past
+    ``max_chars``."""
     classes, accepting, live = _minimal_edges(e, grammar)
     if not accepting:
         return "(?!)"
@@ -592,8 +594,8 @@ def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -
 
     def check(rx: str) -> None:
         size[0] += len(rx)
-        if size[0] > MAX_REGEX * 4 or len(rx) > MAX_REGEX:
-            raise DfaLimit(f"the regex would exceed {MAX_REGEX} characters")
+        if size[0] > max_chars * 4 or len(rx) > max_chars:
+            raise DfaLimit(f"the regex would exceed {max_chars} characters")
 
     _eliminate(edges, live, path, _union, check)
     out = edges.get((src, dst))

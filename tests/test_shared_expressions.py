@@ -94,3 +94,36 @@ def _bundle(dialect: str) -> Bundle:
 
 def test_the_lark_grammar_is_the_automaton_not_the_tree() -> None:
     assert len(_bundle("lark").grammar) < 100_000  # (a regex of the tree: megabytes)
+
+
+#: a password rule: four look-aheads met (a DFA of a few dozen states), about 47,000 nodes as a tree
+PASSWORD = "^(?=.*[a-z])(?=.*[A-Z])(?=.*\\d)(?=.*[^\\w\\s]).{8,}$"
+
+
+def _strong(pw: str) -> bool:
+    """``PASSWORD``, read as ECMAScript reads it (``\\d``, ``\\w`` and ``\\s`` as its sets)."""
+    return (len(pw) >= 8 and "\n" not in pw and any("a" <= c <= "z" for c in pw) and any("A" <= c <= "Z" for c in pw)
+            and any("0" <= c <= "9" for c in pw) and any(not (c.isascii() and (c.isalnum() or c == "_"))
+                                                         and c not in " \t\r\x0b\x0c\xa0" for c in pw))
+
+
+PASSWORD_PARAMS = {"type": "object", "properties": {"pw": {"type": "string", "pattern": PASSWORD}}, "required": ["pw"]}
+
+
+@cache
+def _password_bundle(dialect: str) -> Bundle:
+    return compile("hermes", [tool("f", PASSWORD_PARAMS)], dialect=dialect, tool_choice="required")
+
+
+@pytest.mark.parametrize("pw", ["aB3$xxxx", "aB3$xxx", "ab3$xxxx", "AB3$XXXX", "aBc$xxxx", "aB3xxxxx", "aB3$ <x>y",
+                                'aB3$xx"x', "ÀB3$xxxé", "aB3 xxxx", "aB3$xx\nx"])
+def test_a_met_pattern_is_written_as_its_automaton(pw: str) -> None:
+    assert len(_password_bundle("lark").grammar) < 100_000  # (its regex: 370 KB, 5 s in Lark's loader)
+    text = render_calls("hermes", [("f", {"pw": pw})])
+    verdicts = {}
+    for dialect in ("lark", "ebnf"):
+        results = engine_results(_password_bundle(dialect), text)
+        verdicts.update({f"{dialect}/{k}": ok for k, (ok, _) in results.items()})
+    msg = parse_strict("hermes", text, [tool("f", PASSWORD_PARAMS)], tool_choice="required")
+    verdicts["strict"] = bool(msg["tool_calls"])
+    assert set(verdicts.values()) == {_strong(pw)}, (pw, verdicts)
