@@ -569,9 +569,8 @@ def _class_rx(spans: tuple[tuple[int, int], ...]) -> str:
     return f"[{body}]"
 
 
-def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False, max_chars: int = MAX_REGEX) -> str:
-    """An unambiguous regex for ``e`` (without the empty string when ``nonempty``); :class:`DfaLimit` past
-    ``max_chars``."""
+def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False) -> str:
+    """An unambiguous regex for ``e`` (without the empty string when ``nonempty``)."""
     classes, accepting, live = _minimal_edges(e, grammar)
     if not accepting:
         return "(?!)"
@@ -594,8 +593,8 @@ def dfa_regex(e: Expr, grammar: Grammar | None = None, nonempty: bool = False, m
 
     def check(rx: str) -> None:
         size[0] += len(rx)
-        if size[0] > max_chars * 4 or len(rx) > max_chars:
-            raise DfaLimit(f"the regex would exceed {max_chars} characters")
+        if size[0] > MAX_REGEX * 4 or len(rx) > MAX_REGEX:
+            raise DfaLimit(f"the regex would exceed {MAX_REGEX} characters")
 
     _eliminate(edges, live, path, _union, check)
     out = edges.get((src, dst))

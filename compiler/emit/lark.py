@@ -40,9 +40,6 @@ from .lark_analysis import faster_analysis
 
 #: a token's expression past this many nodes (written out as a tree) prints through its ``within`` look-ahead
 WITHIN_MIN_NODES = 2_000
-#: a pattern's unambiguous regex longer than this is written as its DFA's rules: Lark's grammar loader reads a
-#: long regex literal slowly (a password pattern's 370 KB: 5 s), its automaton is a few hundred rules
-AUTOMATON_PAST_CHARS = 20_000
 #: a token of more nodes than this written out as a tree is written as its DFA's rules (:meth:`LarkPrinter.automaton`)
 TREE_MAX_NODES = 40_000
 #: ... and its DFA may have this many states before it is minimized: its regex would be of 10**5 nodes and more, and
@@ -162,7 +159,7 @@ class LarkPrinter:
             rx = f"(?={self.regex(counted)}{_followed(follow)})" + alone
         elif path and backtracks(e, self.g):
             try:
-                rx = dfa_regex(e, self.g, nonempty=optional, max_chars=AUTOMATON_PAST_CHARS)
+                rx = dfa_regex(e, self.g, nonempty=optional)
             except DfaLimit:
                 try:
                     return self.automaton(e)
