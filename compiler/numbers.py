@@ -17,6 +17,12 @@ from typing import Any
 
 from .ir import EMPTY, Chars, Expr, Lit, Rep, alt, opt, seq
 
+#: Most decimal digits of a plain spelling's whole part within bounds (the range rules grow with the digits): past a
+#: bound beyond them (``maximum: 1.79769e+308``), integers and plain decimals stop at them (a subset), and the
+#: scientific spellings reach the bound
+MAX_INT_DIGITS = 40
+_TOP = 10**MAX_INT_DIGITS - 1
+
 DIGIT = Chars(((ord("0"), ord("9")),))
 DIGIT19 = Chars(((ord("1"), ord("9")),))
 FRAC = seq(Lit("."), Rep(DIGIT, 1, None))
@@ -26,6 +32,8 @@ def int_range(lo: int | None, hi: int | None) -> Expr:
     """Integers in ``[lo, hi]`` (either end open), in canonical decimal spelling."""
     if lo is not None and hi is not None and lo > hi:
         raise ValueError("empty integer range")
+    lo = None if lo is None else max(lo, -_TOP)
+    hi = None if hi is None else min(hi, _TOP)
     parts: list[Expr] = []
     if lo is None or lo < 0:
         neg_hi = -lo if lo is not None else None  # magnitudes
@@ -184,6 +192,10 @@ def decimal_range(lo: Decimal | None, lo_ex: bool, hi: Decimal | None, hi_ex: bo
     (None: unbounded; ``*_ex``: the bound itself excluded).  ValueError when none is."""
     if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_ex or hi_ex))):
         raise ValueError("empty number range")
+    if lo is not None and lo < -_TOP:
+        lo, lo_ex = Decimal(-_TOP), False
+    if hi is not None and hi > _TOP:
+        hi, hi_ex = Decimal(_TOP), False
     found = _signed(lo, lo_ex, hi, hi_ex, _nonneg_decimal)
     if found is None:
         raise ValueError("empty number range")
@@ -275,13 +287,12 @@ def _sci(mantissas: Expr | None, lo: int | None, hi: int | None) -> Expr | None:
     return None if mantissas is None or exponents is None else seq(mantissas, _E, exponents)
 
 
-def number_range(lo: Decimal | None, lo_ex: bool, hi: Decimal | None, hi_ex: bool,
-                 scientific: tuple[Decimal | None, bool, Decimal | None, bool] | None = None) -> Expr:
+def number_range(lo: Decimal | None, lo_ex: bool, hi: Decimal | None, hi_ex: bool) -> Expr:
     """JSON numbers between ``lo`` and ``hi`` (None: unbounded; ``*_ex``: the bound itself excluded), in plain
-    decimal and in normalized scientific spelling (``scientific``: other bounds for those, the same by default:
-    a bound too large for plain spellings, such as ``1.79769e+308``, is within reach of scientific ones).  The
-    scientific alternatives come first: a Lark terminal takes the first alternative that matches, and ``1``
-    must not end a token that ``1e5`` continues.  ValueError when no number is in range."""
+    decimal (up to :data:`MAX_INT_DIGITS` whole digits) and in normalized scientific spelling (which reaches a
+    bound such as ``1.79769e+308``).  The scientific alternatives come first: a Lark terminal takes the first
+    alternative that matches, and ``1`` must not end a token that ``1e5`` continues.  ValueError when no number
+    is in range."""
     plain = decimal_range(lo, lo_ex, hi, hi_ex)
-    found = _signed(*(scientific or (lo, lo_ex, hi, hi_ex)), _nonneg_scientific)
+    found = _signed(lo, lo_ex, hi, hi_ex, _nonneg_scientific)
     return plain if found is None else alt(found, plain)

@@ -37,7 +37,7 @@ from .keys import (
 )
 from .keywords import annotation
 from .multiples import exact_decimal, integer_step, multiples
-from .numbers import DIGIT, DIGIT19, FRAC, decimal_range, int_range, number_range
+from .numbers import DIGIT, DIGIT19, FRAC, MAX_INT_DIGITS, decimal_range, int_range, number_range
 from .regex import (
     Char,
     Patterns,
@@ -86,8 +86,6 @@ MAX_MULTIPLES = 1_000
 CANNOT = -1
 #: Most member states of one object (``minProperties``/``maxProperties``/``dependentRequired`` expansion).
 MAX_OBJECT_STATES = 4000
-#: Most decimal digits of an integer ``minimum``/``maximum`` (the range rules grow with the digits).
-MAX_INT_DIGITS = 40
 #: ``any_order``: objects of at most this many members take them in any order (a rule per set of members
 #: written: 2**n); larger ones keep the ``properties`` order (llama.cpp permutes at most 6 required arguments)
 MAX_ANY_ORDER = 6
@@ -990,8 +988,7 @@ class ValueBuilder:
         if bounded is None:
             return Token(NUMBER, "NUMBER")
         # bounded: plain decimal and normalized scientific spellings (``1e-05``, as json.dumps writes it)
-        return Token(number_range(lo, lo_ex, hi, hi_ex, scientific=number_bounds(schema, path, exact=True)),
-                     "NUMBER")
+        return Token(number_range(lo, lo_ex, hi, hi_ex), "NUMBER")
 
     @staticmethod
     def _multiple_of(schema: dict[str, Any], path: str) -> Decimal | None:
@@ -1752,12 +1749,12 @@ def infer_type(schema: dict[str, Any]) -> str | None:
 Bounds = tuple[Decimal | None, bool, Decimal | None, bool]
 
 
-def number_bounds(schema: dict[str, Any], path: str, exact: bool = False) -> Bounds:
+def number_bounds(schema: dict[str, Any], path: str) -> Bounds:
     """``(low, low excluded, high, high excluded)`` from ``minimum``/``maximum`` and ``exclusive*``
-    (a number, or draft 4's boolean beside ``minimum``/``maximum``): the tighter bound wins.  A bound past
-    every number of :data:`MAX_INT_DIGITS` digits on the side that admits them (``maximum: 1.79769e+308``) is
-    read as the bound of those numbers (what plain decimal spellings can reach), or as it is with ``exact``
-    (scientific spellings reach it)."""
+    (a number, or draft 4's boolean beside ``minimum``/``maximum``): the tighter bound wins, exactly as written.
+    A bound past every number of :data:`MAX_INT_DIGITS` digits is refused on the side that excludes them
+    (``minimum: 1e300``); on the side that admits them (``maximum: 1.79769e+308``, "any double") it is kept, and
+    the plain spellings stop at those digits (:func:`.numbers.decimal_range`)."""
 
     def num(key: str) -> Decimal | None:
         v = schema.get(key)
@@ -1769,11 +1766,7 @@ def number_bounds(schema: dict[str, Any], path: str, exact: bool = False) -> Bou
             raise SchemaError(f"{key} must be a finite number", f"{path}.{key}")
         if abs(v) >= 10**MAX_INT_DIGITS:
             if (v > 0) == ("aximum" in key):
-                if exact:
-                    return exact_decimal(v)
-                # an upper bound past every number of MAX_INT_DIGITS digits (1.79769e+308, "any double"), or a
-                # lower one below them: the bound of those numbers, which the grammar writes (a subset)
-                return Decimal((10**MAX_INT_DIGITS - 1) * (1 if v > 0 else -1))
+                return exact_decimal(v)
             raise UnsupportedSchemaError(
                 f"{key} has more than {MAX_INT_DIGITS} digits, more than toolgram's limit", f"{path}.{key}"
             )

@@ -18,6 +18,7 @@ from strategies import engine_results, tool
 from toolgram.compiler.bundle import compile
 from toolgram.compiler.dfa import dfa_regex
 from toolgram.compiler.numbers import number_range
+from toolgram.compiler.values import admits
 from toolgram.grammars.render import render_calls
 from toolgram.parsing.strict import parse_strict
 
@@ -104,3 +105,33 @@ def test_engines_and_strict_parser(fmt: str, dialect: str, bounds: dict, valid: 
         assert bool(msg["tool_calls"]) == ok, (json.dumps(value), msg)
         if ok:
             assert json.loads(msg["tool_calls"][0]["function"]["arguments"]) == {"x": value}
+
+
+ANY_DOUBLE = 1.7976931348623157e+308
+
+
+@pytest.mark.parametrize(("schema", "value", "ok"), [
+    ({"maximum": ANY_DOUBLE}, 1e+300, True),
+    ({"maximum": ANY_DOUBLE}, ANY_DOUBLE, True),
+    ({"exclusiveMaximum": ANY_DOUBLE}, ANY_DOUBLE, False),
+    ({"minimum": -ANY_DOUBLE}, -1e+300, True),
+    ({"type": "integer", "maximum": ANY_DOUBLE}, 10**50, True),
+    ({"maximum": 1e+300}, 1e+301, False),
+])
+def test_a_bound_past_forty_digits_is_read_as_written(schema: dict, value: float, ok: bool) -> None:
+    """A bound on the side that admits long numbers is the schema's own: ``enum``/``const`` values are filtered by
+    it (:func:`admits`); only the plain spellings the grammar writes stop at 40 whole digits."""
+    assert admits(schema, value) is ok
+
+
+def test_an_enum_keeps_a_value_a_long_bound_admits() -> None:
+    params = {"type": "object", "properties": {"x": {"enum": [1e+300, 5, "a"], "maximum": ANY_DOUBLE}},
+              "required": ["x"]}
+    tools = [tool("f", params)]
+    for dialect in ("lark", "ebnf"):
+        bundle = compile("hermes", tools, dialect=dialect, tool_choice="required")
+        for value in (1e+300, 5, "a"):
+            text = render_calls("hermes", [("f", {"x": value})])
+            assert {ok for ok, _ in engine_results(bundle, text).values()} == {True}, (dialect, text)
+    msg = parse_strict("hermes", render_calls("hermes", [("f", {"x": 1e+300})]), tools, tool_choice="required")
+    assert json.loads(msg["tool_calls"][0]["function"]["arguments"]) == {"x": 1e+300}
