@@ -57,7 +57,8 @@ class _Nfa:
         graph = graph_of(e)
         if graph is not None:  # the automaton ``e`` was written from, rather than ``e`` written out as a tree
             edges, src, dst = graph
-            nodes = {src: start}
+            nodes = {src: self.node()}  # (a node of its own: no edge of the graph leads back into ``start``)
+            self.eps[start].append(nodes[src])
             for (a, b), label in edges.items():
                 begin = nodes[a] if a in nodes else nodes.setdefault(a, self.node())
                 end = nodes[b] if b in nodes else nodes.setdefault(b, self.node())
