@@ -1764,9 +1764,7 @@ def number_bounds(schema: dict[str, Any], path: str) -> Bounds:
             raise SchemaError(f"{key} must be a number", f"{path}.{key}")
         if isinstance(v, float) and not math.isfinite(v):
             raise SchemaError(f"{key} must be a finite number", f"{path}.{key}")
-        if abs(v) >= 10**MAX_INT_DIGITS:
-            if (v > 0) == ("aximum" in key):
-                return exact_decimal(v)
+        if abs(v) >= 10**MAX_INT_DIGITS and (v > 0) != ("aximum" in key):  # (on the admitting side: as written)
             raise UnsupportedSchemaError(
                 f"{key} has more than {MAX_INT_DIGITS} digits, more than toolgram's limit", f"{path}.{key}"
             )
