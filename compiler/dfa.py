@@ -57,13 +57,20 @@ class _Nfa:
         graph = graph_of(e)
         if graph is not None:  # the automaton ``e`` was written from, rather than ``e`` written out as a tree
             edges, src, dst = graph
-            nodes = {src: self.node()}  # (a node of its own: no edge of the graph leads back into ``start``)
-            self.eps[start].append(nodes[src])
+            nodes: dict[int, int] = {}
+
+            def at(q: int) -> int:  # (``src`` too is a node of its own: no edge leads back into ``start``)
+                if q not in nodes:
+                    nodes[q] = self.node()
+                return nodes[q]
+
+            self.eps[start].append(at(src))
             for (a, b), label in edges.items():
-                begin = nodes[a] if a in nodes else nodes.setdefault(a, self.node())
-                end = nodes[b] if b in nodes else nodes.setdefault(b, self.node())
-                self.eps[self.build(label, begin, seen)].append(end)
-            return nodes[dst] if dst in nodes else self.node()
+                if isinstance(label, Chars):  # a DFA's edge: one move, so that the DFA built back has its states
+                    self.moves[at(a)].append((_ranges(label), at(b)))
+                else:
+                    self.eps[self.build(label, at(a), seen)].append(at(b))
+            return at(dst)
         if isinstance(e, Token):
             return self.build(e.expr, start, seen)
         if isinstance(e, Lit):
