@@ -90,12 +90,38 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
     automaton is small once its fixed-length runs are marks (:func:`_counted_dfa`);
     :class:`UnsupportedSchemaError` otherwise.  ``branches``: the most alternatives one step may spell out."""
     tries = _Tries()
+    if hi is not None:
+        e = _implied_counts(e, hi, 0)
     try:
         return _restrict(e, lo, hi, pattern, branches, tries)
     except UnsupportedSchemaError:
         if id(e) in tries.whole or tries.left < 0:  # tried as a whole already, or out of tries
             raise
         return _whole(e, lo, hi, pattern, tries)
+
+
+def _implied_counts(e: Expr, hi: int, outside: int) -> Expr:
+    """``e`` with each repetition's upper count dropped where ``hi`` characters already hold it: ``X{m,n}`` is ``X{m,}``
+    when ``n + 1`` copies of ``X`` and the fewest characters the rest of the text needs (``outside``) are more
+    than ``hi``.  The same strings of at most ``hi`` characters, from a far smaller automaton
+    (``^[a-z0-9](-*[a-z0-9]){0,62}$`` under ``maxLength: 63`` is ``^[a-z0-9](-*[a-z0-9])*$`` there).  ``e`` itself
+    where nothing changes."""
+    if type(e) is Seq:
+        spans = [span(i)[0] for i in e.items]
+        total = sum(spans)
+        items = [_implied_counts(i, hi, outside + total - a) for i, a in zip(e.items, spans, strict=True)]
+        return e if all(a is b for a, b in zip(items, e.items, strict=True)) else Seq(tuple(items))
+    if type(e) is Alt:
+        items = [_implied_counts(i, hi, outside) for i in e.items]
+        return e if all(a is b for a, b in zip(items, e.items, strict=True)) else alt(*items)
+    if type(e) is Rep:
+        least = span(e.item)[0]
+        item = _implied_counts(e.item, hi, outside + max(e.min - 1, 0) * least)
+        # (a fixed count stays: fixed-width runs are what the shapes below count without states)
+        top = None if e.max is not None and e.max > e.min and least and outside + (e.max + 1) * least > hi \
+            else e.max
+        return e if item is e.item and top == e.max else Rep(item, e.min, top)
+    return e
 
 
 def _whole(e: Expr, lo: int, hi: int | None, pattern: str, tries: _Tries) -> Expr | None:

@@ -267,8 +267,51 @@ def _pattern_ir(pattern: str, char: Char, path: None = None) -> Expr:
     if any(not (start and end) and span(_seq(items, decoded_char, pattern, path))[0] == 0
            for start, end, items in branches):
         return any_text  # a search for what may be empty finds it in any text (``[a-z]{0,1024}``, ``^\s*``)
-    return alt(*(seq(EMPTY if start else any_text, _seq(items, char, pattern, path), EMPTY if end else any_text)
+    return alt(*(seq(EMPTY if start else any_text,
+                     _seq(items, char, pattern, path) if start and end else
+                     spell(_open_ends(_seq(items, decoded_char, pattern, path), start, end), char),
+                     EMPTY if end else any_text)
                  for start, end, items in branches))
+
+
+def _open_ends(e: Expr, start: bool, end: bool) -> Expr:
+    """Decoded ``e`` searched for (``start``/``end``: anchored there), with what a search's open end reads anyway
+    cut: ``Σ*·X{m,n}`` is ``Σ*·X{m}`` (a match's last ``m`` copies; the text before reads the others), and
+    ``X{m,n}·Σ*`` is ``X{m}·Σ*``.  The same language, a far smaller automaton: ``[a-z]{1,300}$`` is ``Σ*[a-z]``,
+    and its meet with ``maxLength`` is then writable."""
+    if not start:
+        e = _cut(e, True)
+    return e if end else _cut(e, False)
+
+
+def _cut(e: Expr, first: bool) -> Expr:
+    """:func:`_open_ends` at one end (``first``: the end that ``Σ*`` precedes, else the one it follows); ``e``
+    itself where nothing is cut, :data:`EMPTY` where the open end reads all of ``e`` (``Σ*·X* = Σ*``)."""
+    if type(e) is Rep:
+        if e.min == 0:
+            return EMPTY
+        one = _cut(e.item, first)
+        if one is e.item and e.max == e.min:
+            return e
+        rest = Rep(e.item, e.min - 1, e.min - 1) if e.min > 1 else EMPTY
+        return seq(one, rest) if first else seq(rest, one)
+    if type(e) is Seq:
+        items = list(e.items if first else reversed(e.items))
+        while items:
+            one = _cut(items[0], first)
+            if one is items[0]:
+                return e if len(items) == len(e.items) else seq(*(items if first else reversed(items)))
+            if one != EMPTY:
+                items[0] = one
+                return seq(*(items if first else reversed(items)))
+            del items[0]  # Σ*·ε·rest = Σ*·rest
+        return EMPTY
+    if type(e) is Alt:
+        cut = [_cut(i, first) for i in e.items]
+        if any(i == EMPTY for i in cut):
+            return EMPTY  # Σ*·(A|ε) = Σ*
+        return e if all(a is b for a, b in zip(cut, e.items, strict=True)) else alt(*cut)
+    return e
 
 
 _LOOK = (c.ASSERT, c.ASSERT_NOT)
@@ -377,7 +420,7 @@ def _branch_ir(end: bool, items: list, pattern: str) -> Expr:
     """The decoded language of a branch anchored at the start, its look-arounds met (:func:`_looking`)."""
     if any(op in _LOOK for op, _ in items):
         return _looking(True, end, items, pattern, None)
-    return seq(_seq(items, decoded_char, pattern, None), EMPTY if end else _ANY_TEXT)
+    return seq(_open_ends(_seq(items, decoded_char, pattern, None), True, end), EMPTY if end else _ANY_TEXT)
 
 
 def _looking(start: bool, end: bool, items: list, pattern: str, path: str | None) -> Expr:
@@ -403,7 +446,8 @@ def _looking(start: bool, end: bool, items: list, pattern: str, path: str | None
                      for b_start, _, b_items in parts))
         head = _meet(_looking(start, True, items[:k], pattern, path), test, op == c.ASSERT_NOT, pattern, path)
         return seq(head, _looking(True, end, items[k + 1:], pattern, path))
-    head = seq(EMPTY if start else _ANY_TEXT, _seq(items[:ahead[0]] if ahead else items, decoded_char, pattern, path))
+    body = _seq(items[:ahead[0]] if ahead else items, decoded_char, pattern, path)
+    head = seq(EMPTY if start else _ANY_TEXT, _open_ends(body, start, end or bool(ahead)))
     if not ahead:
         return seq(head, EMPTY if end else _ANY_TEXT)
     k = ahead[0]

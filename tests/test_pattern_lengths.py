@@ -206,7 +206,9 @@ def test_small_at_large_lengths() -> None:
     ("^a?b+ b+ b+( [abx]+)?$", 7, None), ("^(ab|x)+$", 3, None),
     ("^a[bx]*ab[ x]*b$", 4, 7), ("^x?a[ab]*b b+x$", 5, 8), ("^ab[ax]* [bx]+ba$", 6, None),  # runs read as marks
     ("[ab]{0,3}", 0, 5), ("^ x*", 2, 6),  # a search for what may be empty: any text
-    ("^x(ab|b)+$", 3, 8)])  # one variable part the shape cannot count: the whole sequence's automaton
+    ("^x(ab|b)+$", 3, 8),  # one variable part the shape cannot count: the whole sequence's automaton
+    ("[ab]{1,30}", 1, 6), ("^x[ab]{1,40}", 2, 7), ("[ab]{2,40}$", 0, 8), ("(?:a[bx]{1,9}){2}", 1, 8),  # open ends
+    ("^a(x*b){0,5}$", 1, 6), ("^(a b?){1,3}$", 0, 8), ("^(a b?){1,3}$", 0, 3), ("^a(x*b){0,9}(bx){1,3}$", 3, 8)])
 def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) -> None:
     """The split itself, against Python's ``re`` and the lengths, over every string of ``' '``, ``a``, ``b``
     and ``x`` up to 8 characters (no engine in the way)."""
@@ -231,6 +233,47 @@ def test_exact_over_every_short_string(pattern: str, lo: int, hi: int | None) ->
                 assert bool(rx_counted.fullmatch(s)) == want, ("counted", pattern, lo, hi, s)
 
 
+#: CloudFormation's (cfn-lint 1.58.0) patterns whose counts a search's open end or the length bound already holds:
+#: refused before 7 Dec (the counts made automata of hundreds of states), each now a few states
+HELD = [("[\\S]{1,255}", 1, 255), ("^[^:*]{1,512}", 1, 512), ("[a-zA-Z0-9_\\-]{1,2048}$", 1, 2048),
+        ("^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$", 1, 63), ("^([0-9a-zA-Z][_-]?){1,100}$", 1, 100),
+        ("^d-(-*[a-z0-9]){1,61}$", 1, 63)]
+
+
+@pytest.mark.parametrize(("pattern", "lo", "hi"), HELD)
+def test_counts_already_held_are_not_counted(pattern: str, lo: int, hi: int) -> None:
+    """The meet is written, and small: the counts the open end or the length holds cost no states."""
+    assert restrict_length(_pattern_ir(pattern, decoded_char), lo, hi, pattern) is not None
+    schema = {"type": "string", "pattern": pattern, "minLength": lo, "maxLength": hi}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}, "required": ["v"]}}]
+    assert len(compile("hermes", tools, dialect="ebnf", tool_choice="required").grammar) < 30_000
+
+
+@pytest.mark.parametrize("dialect", ["lark", "ebnf", "gbnf"])
+def test_held_counts_in_every_engine(dialect: str) -> None:
+    """Every engine and the strict parser agree with ``jsonschema`` on strings around the held counts' bounds."""
+    rng = random.Random(7)
+    props = {f"p{i}": {"type": "string", "pattern": p, "minLength": lo, "maxLength": hi}
+             for i, (p, lo, hi) in enumerate(HELD)}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": props}}]
+    bundle = compile("hermes", tools, dialect=dialect, tool_choice="required", parallel_tool_calls=False)
+    seen = {True: 0, False: 0}
+    for key, schema in props.items():
+        check = jsonschema.Draft202012Validator(schema)
+        for n in (0, 1, 2, 3, 62, 63, 64, 100, 101, 255, 256):
+            for alphabet in ("a-", "a1-", "a :", "-", "d-a"):
+                s = "".join(rng.choice(alphabet) for _ in range(n))
+                ok = check.is_valid(s)
+                seen[ok] += 1
+                text = render_calls("hermes", [("f", {key: s})])
+                for engine, (accepted, pos) in engine_results(bundle, text).items():
+                    assert accepted == ok, f"{engine} {'rejects' if ok else 'accepts'} {key}={s!r} ({pos})"
+                if dialect == "lark":
+                    msg = parse_strict("hermes", text, tools, tool_choice="required", parallel_tool_calls=False)
+                    assert bool(msg["tool_calls"]) == ok, (key, s, msg["diagnostics"])
+    assert seen[True] >= 30 and seen[False] >= 30, seen
+
+
 def _regexes() -> st.SearchStrategy[str]:
     """Random ECMAScript patterns over ``' '``, ``a``, ``b`` and ``x``: classes, sequences, choices and
     repetitions (bounded and not), anchored at either end or not."""
@@ -238,9 +281,27 @@ def _regexes() -> st.SearchStrategy[str]:
     tree = st.recursive(atoms, lambda inner: st.one_of(
         st.tuples(inner, inner).map("".join),
         st.tuples(inner, inner).map(lambda t: f"(?:{t[0]}|{t[1]})"),
-        st.tuples(inner, st.sampled_from(["*", "+", "?", "{2}", "{1,3}", "{2,}"])).map(lambda t: f"(?:{t[0]}){t[1]}")),
+        st.tuples(inner, st.sampled_from(["*", "+", "?", "{2}", "{1,3}", "{2,}", "{0,2}", "{2,4}"])).map(
+            lambda t: f"(?:{t[0]}){t[1]}")),
         max_leaves=8)
     return st.tuples(st.sampled_from(["", "^"]), tree, st.sampled_from(["", "$"])).map("".join)
+
+
+@settings(max_examples=80 if not SLOW else 500, deadline=None)
+@given(pattern=_regexes())
+def test_a_search_is_its_pattern(pattern: str) -> None:
+    """A pattern's decoded language, its open ends' counts cut (:func:`toolgram.compiler.regex._open_ends`), is
+    exactly what Python's ``re.search`` finds, over every string of up to 6 of the four characters."""
+    import itertools
+    import re
+
+    from toolgram.compiler.dfa import build_dfa, run
+
+    trans, accepting, starts = build_dfa(_pattern_ir(pattern, decoded_char))
+    for n in range(7):
+        for chars in itertools.product(" abx", repeat=n):
+            s = "".join(chars)
+            assert (run(trans, starts, s) in accepting) == (re.search(pattern, s) is not None), (pattern, s)
 
 
 @settings(max_examples=60 if not SLOW else 400, deadline=None)
