@@ -204,13 +204,15 @@ def run(trans: list[dict[int, int]], starts: list[int], word: str) -> int | None
 
 
 def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int], complete: bool = False,
-             max_nodes: int | None = None, max_states: int | None = None) -> Expr:
+             max_nodes: int | None = None, max_states: int | None = None, minimal: bool = False) -> Expr:
     """The words that end in an ``accepting`` state, as regular IR over :class:`Chars` (state
     elimination, as :func:`dfa_regex`; every word keeps its one path, so the expression is
     unambiguous).  ``complete``: a word that leaves the DFA (a missing transition) ends in a sink
     state, which counts as accepting when ``-1`` is in ``accepting`` (a complement).  ``max_nodes``
     caps the expression's size written out as a tree (:func:`tree_size`: what a regex printer writes),
-    ``max_states`` the live states eliminated (elimination is cubic in them), else :class:`DfaLimit`."""
+    ``max_states`` the live states eliminated (elimination is cubic in them), else :class:`DfaLimit`.
+    ``minimal``: minimize first (a DFA built for several languages at once, as the key classes' is, has states
+    that one of them does not tell apart; the automaton noted on the result is then minimal too)."""
     trans = [dict(row) for row in trans]
     if complete:
         sink = len(trans)
@@ -221,6 +223,8 @@ def dfa_expr(trans: list[dict[int, int]], accepting: set[int], starts: list[int]
                 row.setdefault(iv, sink)
         if -1 in accepting:
             accepting = (accepting - {-1}) | {sink}
+    if minimal:
+        trans, accepting = minimize(trans, accepting)
     live = _live(trans, accepting)
     never = Chars(())
     if 0 not in live:

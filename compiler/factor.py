@@ -30,7 +30,7 @@ _Branch = tuple[tuple[Expr, ...], "str | None"]
 def _items(e: Expr) -> tuple[Expr, ...]:
     if e == EMPTY:
         return ()
-    return e.items if type(e) is Seq else (e,)
+    return e.items if type(e) is Seq and "_graph" not in e.__dict__ else (e,)
 
 
 def _open(items: tuple[Expr, ...]) -> tuple[Expr, ...]:
@@ -38,6 +38,11 @@ def _open(items: tuple[Expr, ...]) -> tuple[Expr, ...]:
     while items and type(items[0]) is Token:
         items = _items(items[0].expr) + items[1:]  # type: ignore[attr-defined]
     return items
+
+
+def _whole(e: Expr) -> bool:
+    """Whether ``e`` is printed as the automaton it was written from (:func:`~.dfa.graph_of`): kept as it is."""
+    return "_graph" in e.__dict__
 
 
 def _key(items: tuple[Expr, ...]) -> tuple[str, object] | None:
@@ -99,8 +104,8 @@ class _Factor:
     def expr(self, e: Expr) -> Expr:
         """``e`` factored; ``e`` itself when nothing in it changes (its hash and printed name kept)."""
         t = type(e)
-        if t is not Alt and t is not Seq and t is not Rep and t is not Token:
-            return e  # Dispatch (EBNF prints its parts as they are), atoms, Until, Ref
+        if t is not Alt and t is not Seq and t is not Rep and t is not Token or _whole(e):
+            return e  # Dispatch (EBNF prints its parts as they are), atoms, Until, Ref, an automaton
         hit = self.memo.get(e)
         if hit is not None:
             return hit

@@ -290,7 +290,7 @@ def key_classes(declared: tuple[str, ...], patterns: tuple[Expr, ...], extra: bo
         if not matches and not extra:
             continue
         try:
-            decoded = dfa_expr(trans, states, starts, complete=allowed is None)
+            decoded = dfa_expr(trans, states, starts, complete=allowed is None, minimal=True)
         except DfaLimit as exc:
             raise UnsupportedSchemaError(f"patternProperties: the key automaton is too large ({exc})") from None
         if decoded != Chars(()):

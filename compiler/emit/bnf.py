@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from ..automaton import until_rules
+from ..dfa import Graph, graph_of
 from ..factor import left_factor
 from ..ir import EMPTY, RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until, alt, seq
 
@@ -79,6 +80,7 @@ class BnfPrinter:
         self._taken: set[str] = set(grammar.rules)
         self._suffix: dict[str, int] = {}  # per base name, the suffix the next fresh name tries first
         self._loops: dict[tuple[Expr, Expr], str] = {}
+        self._graphs: dict[int, tuple[Graph, str]] = {}  # id(graph) -> (the graph, kept alive; its start rule)
 
     # -- atoms -------------------------------------------------------------------------------------
     def lit(self, text: str) -> str:
@@ -103,9 +105,14 @@ class BnfPrinter:
     tail_loops = False
     #: an automaton state's loop before each of its alternatives (:func:`until_rules` ``flat``)
     flat_loops = False
+    #: print an expression written from an automaton as that automaton's rules (:meth:`automaton`)
+    graphs = True
 
     def _kids(self, e: Expr) -> tuple[Expr, ...]:
         """The sub-expressions :meth:`expr` prints inline (Tokens looked through), for :func:`plan_shared`."""
+        graph = graph_of(e) if self.graphs else None
+        if graph is not None:  # printed as its automaton (:meth:`automaton`): the edges' labels
+            return tuple(graph[0].values())
         if isinstance(e, (Seq, Alt)):
             return e.items
         if isinstance(e, Rep):
@@ -146,6 +153,8 @@ class BnfPrinter:
             return self.chars(e)
         if type(e) is _Raw:
             return e.text
+        if self.graphs and type(e) in _GROUP_TYPES and "_graph" in e.__dict__:
+            return self.automaton(e.__dict__["_graph"])
         if share and type(e) in _GROUP_TYPES and e in self._share:
             return self.shared_name(e)
         if type(e) is Seq:
@@ -227,6 +236,40 @@ class BnfPrinter:
         text = " ".join([item] * e.min + ([prev] if prev else []))
         self._long[e] = (text, [item] + [f"{key}-{k}" for k in range(1, e.max - e.min + 1)])
         return f"({text})" if ctx in ("rep", "seq", "alt") else text
+
+    def automaton(self, graph: Graph) -> str:
+        """The start rule of the automaton an expression was written from (:func:`~..dfa.graph_of`), one rule per
+        state: ``dfa-1-3 ::= label dfa-1-5 | label dfa-1-2 | ""`` (``""`` where the state accepts).  State
+        elimination's expression shares its parts many times over; printed as its DAG, llama.cpp's sampler walks
+        every alternative of every shared part at each character (seconds a token for a key class of nine HTTP
+        methods), where the automaton's rules have one alternative per edge, each starting with a character.
+        The same language; each graph printed once."""
+        hit = self._graphs.get(id(graph))
+        if hit is not None:
+            self._used.append(hit[1])
+            return hit[1]
+        edges, src, dst = graph
+        out: dict[int, list[tuple[Expr, int]]] = {}
+        for (a, b), label in edges.items():
+            out.setdefault(a, []).append((label, b))
+        base = self._fresh("dfa")
+        names: dict[int, str] = {}
+        first = out.get(src, [])
+        if len(first) == 1 and first[0][0] == EMPTY and first[0][1] != dst:  # the start state is the start rule
+            src = first[0][1]
+
+        def name(q: int) -> str:
+            if q not in names:
+                names[q] = base if q == src else self._fresh(f"{base}-s{len(names)}")
+            return names[q]
+
+        for q, moves in out.items():
+            if q == graph[1] and q != src:
+                continue
+            self.extra[name(q)] = alt(*(label if b == dst else seq(label, Ref(name(b))) for label, b in moves))
+        self._graphs[id(graph)] = (graph, name(src))
+        self._used.append(name(src))
+        return name(src)
 
     def until(self, u: Until) -> str:
         name = self._until_names.get(u) or self._automaton(u)
@@ -363,7 +406,7 @@ class EbnfPrinter(BnfPrinter):
         return name
 
 #: first words of the rule names the printers generate (Until automata, TagDispatch, long repetitions)
-_GENERATED = frozenset(("text", "free", "dispatch", "rpt", "root", "loop"))
+_GENERATED = frozenset(("text", "free", "dispatch", "rpt", "root", "loop", "dfa"))
 #: a hoisted group has at least this many IR nodes (``[0-9]{4}`` or ``("a" | "b")`` stay inline)
 SHARE_MIN_NODES = 4
 

@@ -46,6 +46,8 @@ TREE_MAX_NODES = 40_000
 #: a spelled graph's subset construction (:func:`..dfa.graph_of`: an escape's characters apart on each edge) has many
 #: states that minimizing merges (a JSON key class of nine HTTP methods: 5,600 states, 58 once minimized, in 0.4 s)
 TREE_MAX_STATES = 20_000
+#: ... as is a token whose regex is longer than this (Python compiles it slowly, Lark's lexer tries it at every key)
+REGEX_MAX_CHARS = 50_000
 
 
 def _followed(follow: str | tuple[str, ...]) -> str:
@@ -178,6 +180,13 @@ class LarkPrinter:
                 else:
                     return f"[{automaton}]" if optional else automaton
             rx = self.regex(e)
+            if len(rx) > REGEX_MAX_CHARS:  # (a key class whose escapes are spelled out on every edge)
+                try:
+                    automaton = self.automaton(e, TREE_MAX_STATES)
+                except DfaLimit:
+                    pass
+                else:
+                    return f"[{automaton}]" if optional else automaton
         if stop:
             rx += "(?![" + "".join(class_char(ord(c)) for c in stop) + "])"
         rx += _followed(follow)
