@@ -210,6 +210,8 @@ def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
         done = _SPELLED.setdefault(char, {})
     hit = done.get(e)
     if hit is not None:
+        if graph_of(hit) is None and graph_of(e) is not None:  # an equal expression spelled before, without it
+            _spell_graph(e, hit, char, done)
         return hit
     if isinstance(e, Chars):
         out = char(e.ranges if not e.negated else negate(tuple(sorted(e.ranges))))
@@ -227,12 +229,16 @@ def spell(e: Expr, char: Char, done: dict[Expr, Expr] | None = None) -> Expr:
         out = Rep(spell(e.item, char, done), e.min, e.max)
     else:
         out = e  # EMPTY
-    graph = graph_of(e)
-    if graph is not None:  # the automaton it was written from, its labels spelled
-        edges, src, dst = graph
-        with_graph(out, ({k: spell(label, char, done) for k, label in edges.items()}, src, dst))
+    if graph_of(e) is not None:
+        _spell_graph(e, out, char, done)
     done[e] = out
     return out
+
+
+def _spell_graph(e: Expr, out: Expr, char: Char, done: dict[Expr, Expr]) -> None:
+    """Note on ``out`` (``e`` spelled) the automaton ``e`` was written from, its labels spelled."""
+    edges, src, dst = graph_of(e)  # type: ignore[misc]
+    with_graph(out, ({k: spell(label, char, done) for k, label in edges.items()}, src, dst))
 
 
 @lru_cache(maxsize=1024)

@@ -53,6 +53,19 @@ def test_the_automaton_follows_the_graph_not_the_tree() -> None:
     build_dfa(other)
 
 
+def test_a_spelling_keeps_the_automaton() -> None:
+    """An equal expression spelled before without its automaton: the spelling then gets it (the printers follow it)."""
+    from toolgram.compiler.regex import json_char, spell
+
+    other = _others()
+    bare = dataclasses.replace(other)
+    done: dict[Expr, Expr] = {}
+    first = spell(bare, json_char, done)
+    assert graph_of(first) is None
+    again = spell(other, json_char, done)
+    assert again is first and graph_of(again) is not None
+
+
 @given(st.lists(st.sampled_from(["GET", "HEAD", "PATCH", "PAT", "GE", " ", "\t", "x", "T", "/"]), max_size=6))
 def test_the_automaton_is_the_complement(parts: list[str]) -> None:
     key = "".join(parts)
