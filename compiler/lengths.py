@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ..errors import UnsupportedSchemaError
 from .charsets import MAXCP
-from .dfa import MARKS, MAX_MEET_NODES, DfaLimit, count_of, first_of_class, language_from, small_dfa
+from .dfa import MARKS, MAX_MEET_NODES, DfaLimit, count_of, first_of_class, language_from, small_dfa, tree_size
 from .ir import EMPTY, Alt, Chars, Expr, Lit, Rep, Seq, alt, seq
 
 
@@ -90,7 +90,7 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
     automaton is small once its fixed-length runs are marks (:func:`_counted_dfa`);
     :class:`UnsupportedSchemaError` otherwise.  ``branches``: the most alternatives one step may spell out."""
     tries = _Tries()
-    if hi is not None:
+    if hi is not None and tree_size(e) <= IMPLIED_MAX_NODES:
         e = _implied_counts(e, hi, 0)
     try:
         return _restrict(e, lo, hi, pattern, branches, tries)
@@ -98,6 +98,11 @@ def restrict_length(e: Expr, lo: int, hi: int | None, pattern: str,
         if id(e) in tries.whole or tries.left < 0:  # tried as a whole already, or out of tries
             raise
         return _whole(e, lo, hi, pattern, tries)
+
+
+#: :func:`_implied_counts` reads a pattern as written, a tree of about its length; an expression state elimination wrote
+#: (a look-around met: parts shared many times over, millions of nodes as a tree) is left as it is
+IMPLIED_MAX_NODES = 10_000
 
 
 def _implied_counts(e: Expr, hi: int, outside: int) -> Expr:
