@@ -171,20 +171,15 @@ class LarkPrinter:
         else:
             if optional:
                 e = _nonempty(e, self.g)
-            if tree_size(e) > TREE_MAX_NODES:
-                # shared sub-expressions (a key class's complement) that a regex would write out as a tree
+            # shared sub-expressions (a key class's complement) that a regex would write out as a tree, or a regex
+            # past REGEX_MAX_CHARS (a key class whose escapes are spelled out on every edge): the automaton's rules
+            tree = tree_size(e) > TREE_MAX_NODES
+            rx = "" if tree else self.regex(e)
+            if tree or len(rx) > REGEX_MAX_CHARS:
                 try:
                     automaton = self.automaton(e, TREE_MAX_STATES)
                 except DfaLimit:
-                    pass
-                else:
-                    return f"[{automaton}]" if optional else automaton
-            rx = self.regex(e)
-            if len(rx) > REGEX_MAX_CHARS:  # (a key class whose escapes are spelled out on every edge)
-                try:
-                    automaton = self.automaton(e, TREE_MAX_STATES)
-                except DfaLimit:
-                    pass
+                    rx = rx or self.regex(e)
                 else:
                     return f"[{automaton}]" if optional else automaton
         if stop:
