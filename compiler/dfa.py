@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from .charsets import MAXCP, Ranges, negate
-from .ir import EMPTY, Alt, Chars, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
+from .ir import EMPTY, GRAPH, Alt, Chars, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
 
 #: most DFA states (and NFA nodes x 20) for one pattern
 MAX_STATES = 2000
@@ -263,13 +263,13 @@ def with_graph(e: Expr, graph: Graph) -> Expr:
     Kept on the node itself, as its hash and :func:`tree_size` are: an equal expression built elsewhere has the
     same language, so either's graph serves both."""
     if isinstance(e, (Seq, Alt, Rep)):
-        e.__dict__["_graph"] = graph
+        e.__dict__[GRAPH] = graph
     return e
 
 
 def graph_of(e: Expr) -> Graph | None:
     """The automaton :func:`with_graph` noted on ``e``, if any."""
-    return e.__dict__.get("_graph") if isinstance(e, (Seq, Alt, Rep)) else None
+    return e.__dict__.get(GRAPH) if isinstance(e, (Seq, Alt, Rep)) else None
 
 
 def minimize(trans: list[dict[int, int]], accepting: set[int]) -> tuple[list[dict[int, int]], set[int]]:

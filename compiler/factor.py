@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .dfa import graph_of
 from .ir import EMPTY, Alt, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, alt, seq
 
 __all__ = ["left_factor"]
@@ -30,7 +31,7 @@ _Branch = tuple[tuple[Expr, ...], "str | None"]
 def _items(e: Expr) -> tuple[Expr, ...]:
     if e == EMPTY:
         return ()
-    return e.items if type(e) is Seq and "_graph" not in e.__dict__ else (e,)
+    return e.items if type(e) is Seq and graph_of(e) is None else (e,)
 
 
 def _open(items: tuple[Expr, ...]) -> tuple[Expr, ...]:
@@ -38,11 +39,6 @@ def _open(items: tuple[Expr, ...]) -> tuple[Expr, ...]:
     while items and type(items[0]) is Token:
         items = _items(items[0].expr) + items[1:]  # type: ignore[attr-defined]
     return items
-
-
-def _whole(e: Expr) -> bool:
-    """Whether ``e`` is printed as the automaton it was written from (:func:`~.dfa.graph_of`): kept as it is."""
-    return "_graph" in e.__dict__
 
 
 def _key(items: tuple[Expr, ...]) -> tuple[str, object] | None:
@@ -104,8 +100,9 @@ class _Factor:
     def expr(self, e: Expr) -> Expr:
         """``e`` factored; ``e`` itself when nothing in it changes (its hash and printed name kept)."""
         t = type(e)
-        if t is not Alt and t is not Seq and t is not Rep and t is not Token or _whole(e):
-            return e  # Dispatch (EBNF prints its parts as they are), atoms, Until, Ref, an automaton
+        if t is not Alt and t is not Seq and t is not Rep and t is not Token or graph_of(e) is not None:
+            return e  # Dispatch (EBNF prints its parts as they are), atoms, Until, Ref; an automaton's expression
+            # (printed as that automaton: :func:`~.dfa.graph_of`) is kept as it is
         hit = self.memo.get(e)
         if hit is not None:
             return hit

@@ -191,12 +191,16 @@ def named(expr: Expr, name: str) -> Expr:
     return expr
 
 
+#: the attribute an expression written from an automaton notes that automaton under (:func:`.dfa.with_graph`);
+#: :func:`seq` and :func:`alt` keep such a node whole, since the printers write it as that automaton
+GRAPH = "_graph"
+
+
 def seq(*items: Expr) -> Expr:
     """A flattened sequence, dropping empty literals and merging adjacent literals."""
     out: list[Expr] = []
     for it in items:  # the IR classes have no subclasses: exact type tests
-        # (a sequence written from an automaton stays whole: printers write it as that automaton, dfa.graph_of)
-        for p in it.items if type(it) is Seq and "_graph" not in it.__dict__ else (it,):
+        for p in it.items if type(it) is Seq and GRAPH not in it.__dict__ else (it,):
             if type(p) is Lit:
                 if not p.text:
                     continue
@@ -213,7 +217,7 @@ def alt(*items: Expr) -> Expr:
     """A flattened, de-duplicated alternation."""
     out: dict[Expr, None] = {}  # insertion-ordered set: linear in the number of items
     for it in items:
-        for p in it.items if type(it) is Alt and "_graph" not in it.__dict__ else (it,):
+        for p in it.items if type(it) is Alt and GRAPH not in it.__dict__ else (it,):
             out.setdefault(p, None)
     keys = tuple(out)
     return keys[0] if len(keys) == 1 else Alt(keys)

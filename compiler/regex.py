@@ -270,14 +270,13 @@ def _pattern_ir(pattern: str, char: Char, path: None = None) -> Expr:
                 raise
             return spell(bounded, char)
     any_text = Rep(char(((0, MAXCP),)), 0, None)
-    if any(not (start and end) and span(_seq(items, decoded_char, pattern, path))[0] == 0
-           for start, end, items in branches):
+    searched = [None if start and end else _seq(items, decoded_char, pattern, path) for start, end, items in branches]
+    if any(d is not None and span(d)[0] == 0 for d in searched):
         return any_text  # a search for what may be empty finds it in any text (``[a-z]{0,1024}``, ``^\s*``)
     return alt(*(seq(EMPTY if start else any_text,
-                     _seq(items, char, pattern, path) if start and end else
-                     spell(_open_ends(_seq(items, decoded_char, pattern, path), start, end), char),
+                     _seq(items, char, pattern, path) if d is None else spell(_open_ends(d, start, end), char),
                      EMPTY if end else any_text)
-                 for start, end, items in branches))
+                 for (start, end, items), d in zip(branches, searched, strict=True)))
 
 
 def _open_ends(e: Expr, start: bool, end: bool) -> Expr:

@@ -153,8 +153,9 @@ class BnfPrinter:
             return self.chars(e)
         if type(e) is _Raw:
             return e.text
-        if self.graphs and type(e) in _GROUP_TYPES and "_graph" in e.__dict__:
-            return self.automaton(e.__dict__["_graph"])
+        graph = graph_of(e) if self.graphs else None
+        if graph is not None:
+            return self.automaton(graph)
         if share and type(e) in _GROUP_TYPES and e in self._share:
             return self.shared_name(e)
         if type(e) is Seq:
