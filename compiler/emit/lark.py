@@ -17,7 +17,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 from ..automaton import rx_escape, until_regex
-from ..dfa import MAX_STATES, DfaLimit, backtracks, class_char, dfa_edges, dfa_regex, tree_size
+from ..dfa import MAX_STATES, DfaLimit, backtracks, class_char, dfa_edges, dfa_regex, graph_of, tree_size
 from ..ir import (
     EMPTY,
     Alt,
@@ -46,7 +46,9 @@ TREE_MAX_NODES = 40_000
 #: a spelled graph's subset construction (:func:`..dfa.graph_of`: an escape's characters apart on each edge) has many
 #: states that minimizing merges (a JSON key class of nine HTTP methods: 5,600 states, 58 once minimized, in 0.4 s)
 TREE_MAX_STATES = 20_000
-#: ... as is a token whose regex is longer than this (Python compiles it slowly, Lark's lexer tries it at every key)
+#: ... as is a token written from an automaton whose regex is longer than this (Python compiles it slowly, Lark's
+#: lexer tries it at every key).  A regex as long as its input (a 24,000-value enum: 216 KB) stays one: its automaton
+#: costs more to build than the regex (1.6 s; past TREE_MAX_STATES the limit is met, and the regex written anyway)
 REGEX_MAX_CHARS = 50_000
 
 
@@ -175,7 +177,7 @@ class LarkPrinter:
             # past REGEX_MAX_CHARS (a key class whose escapes are spelled out on every edge): the automaton's rules
             tree = tree_size(e) > TREE_MAX_NODES
             rx = "" if tree else self.regex(e)
-            if tree or len(rx) > REGEX_MAX_CHARS:
+            if tree or len(rx) > REGEX_MAX_CHARS and _from_automaton(e):
                 try:
                     automaton = self.automaton(e, TREE_MAX_STATES)
                 except DfaLimit:
@@ -406,6 +408,24 @@ def _max_width(rx: str) -> int:
         return int(min(sre_parse.parse(rx).getwidth()[1], 1 << 30))
     except Exception:  # pragma: no cover - our regexes always parse
         return 0
+
+
+def _from_automaton(e: Expr) -> bool:
+    """Whether ``e`` or a part of it was written from an automaton (:func:`..dfa.graph_of`), one node of the DAG
+    at a time."""
+    todo, seen = [e], set()
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if graph_of(x) is not None:
+            return True
+        if isinstance(x, (Seq, Alt)):
+            todo.extend(x.items)
+        elif isinstance(x, Rep):
+            todo.append(x.item)
+    return False
 
 
 def _nonempty(e: Expr, g: Grammar) -> Expr:
