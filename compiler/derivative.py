@@ -16,8 +16,26 @@ from .ir import EMPTY, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, 
 __all__ = ["prefilled_grammar"]
 
 
-def _deriv(expr: Expr, ch: str, g: Grammar, depth: int = 0) -> Expr | None:
-    """The IR expression matching ``w`` exactly when ``expr`` matches ``ch + w`` (None: empty language)."""
+def _deriv(expr: Expr, ch: str, g: Grammar, depth: int = 0,
+           memo: dict[int, tuple[Expr, Expr | None]] | None = None) -> Expr | None:
+    """The IR expression matching ``w`` exactly when ``expr`` matches ``ch + w`` (None: empty language).
+
+    ``memo`` holds the derivatives taken for ``ch`` by node identity: an expression written by state elimination
+    (a ``multipleOf``'s, a key class's) is a DAG whose parts are shared many times over, and walking it as a tree
+    takes exponential time.  Each shared part is derived once, and its derivative is shared in turn.  The memo
+    holds the node too, so that no other node takes its identity while the memo lives."""
+    if memo is None:
+        memo = {}
+    hit = memo.get(id(expr))
+    if hit is not None:
+        return hit[1]
+    out = _step(expr, ch, g, depth, memo)
+    memo[id(expr)] = (expr, out)
+    return out
+
+
+def _step(expr: Expr, ch: str, g: Grammar, depth: int, memo: dict[int, tuple[Expr, Expr | None]]) -> Expr | None:
+    """One node of :func:`_deriv`."""
     if depth > 200:
         raise ToolgramError("prefill: the grammar is too deeply recursive to continue from the prefill")
     if isinstance(expr, Lit):
@@ -29,31 +47,31 @@ def _deriv(expr: Expr, ch: str, g: Grammar, depth: int = 0) -> Expr | None:
             return None
         head, rest = expr.items[0], expr.items[1:]
         options: list[Expr] = []
-        d = _deriv(head, ch, g, depth + 1)
+        d = _deriv(head, ch, g, depth + 1, memo)
         if d is not None:
             options.append(seq(d, *rest))
         if nullable(head, g) and rest:
-            d2 = _deriv(Seq(rest), ch, g, depth + 1)
+            d2 = _deriv(Seq(rest), ch, g, depth + 1, memo)
             if d2 is not None:
                 options.append(d2)
         return alt(*options) if options else None
     if isinstance(expr, Alt):
-        opts = [d for d in (_deriv(i, ch, g, depth + 1) for i in expr.items) if d is not None]
+        opts = [d for d in (_deriv(i, ch, g, depth + 1, memo) for i in expr.items) if d is not None]
         return alt(*opts) if opts else None
     if isinstance(expr, Rep):
         if expr.max == 0:
             return None
-        d = _deriv(expr.item, ch, g, depth + 1)
+        d = _deriv(expr.item, ch, g, depth + 1, memo)
         if d is None:
             return None
         more = Rep(expr.item, max(expr.min - 1, 0), None if expr.max is None else expr.max - 1)
         return seq(d, more)
     if isinstance(expr, Ref):
-        return _deriv(g.rules[expr.name], ch, g, depth + 1)
+        return _deriv(g.rules[expr.name], ch, g, depth + 1, memo)
     if isinstance(expr, Token):
-        return _deriv(expr.expr, ch, g, depth + 1)
+        return _deriv(expr.expr, ch, g, depth + 1, memo)
     if isinstance(expr, Dispatch):
-        return _deriv(expr.lowered, ch, g, depth + 1)
+        return _deriv(expr.lowered, ch, g, depth + 1, memo)
     if isinstance(expr, Until):
         raise ToolgramError(
             "prefill: cannot continue the grammar from a prefill that ends inside free text; "

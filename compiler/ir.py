@@ -333,26 +333,56 @@ def sanitize(name: str) -> str:
     return text
 
 
-def nullable(expr: Expr, grammar: Grammar, _seen: frozenset[str] = frozenset()) -> bool:
-    """Whether ``expr`` can match the empty string."""
+def nullable(expr: Expr, grammar: Grammar, _seen: frozenset[str] = frozenset(),
+             _memo: dict[tuple[int, frozenset[str]], tuple[Expr, bool]] | None = None) -> bool:
+    """Whether ``expr`` can match the empty string.  A DAG (state elimination's expressions share their parts many
+    times over: 10**12 nodes as a tree) is walked once per node (``_memo``, by identity, holding the node so that
+    no other takes its identity meanwhile); an expression noted with its automaton is read on the automaton: whether
+    a path of nullable labels joins its ends."""
     if isinstance(expr, Lit):
         return expr.text == ""
     if isinstance(expr, Chars):
         return False
-    if isinstance(expr, Seq):
-        return all(nullable(i, grammar, _seen) for i in expr.items)
-    if isinstance(expr, Alt):
-        return any(nullable(i, grammar, _seen) for i in expr.items)
-    if isinstance(expr, Rep):
-        return expr.min == 0 or nullable(expr.item, grammar, _seen)
+    if isinstance(expr, (Seq, Alt, Rep)):
+        if _memo is None:
+            _memo = {}
+        key = (id(expr), _seen)
+        hit = _memo.get(key)
+        if hit is None:
+            hit = _memo[key] = (expr, _nullable_node(expr, grammar, _seen, _memo))
+        return hit[1]
     if isinstance(expr, Ref):
         if expr.name in _seen:
             return False
-        return nullable(grammar.rules[expr.name], grammar, _seen | {expr.name})
+        return nullable(grammar.rules[expr.name], grammar, _seen | {expr.name}, _memo)
     if isinstance(expr, Until):
         return not expr.nonempty
     if isinstance(expr, Dispatch):
-        return nullable(expr.lowered, grammar, _seen)
+        return nullable(expr.lowered, grammar, _seen, _memo)
     if isinstance(expr, Token):
-        return nullable(expr.expr, grammar, _seen)
+        return nullable(expr.expr, grammar, _seen, _memo)
     raise TypeError(expr)
+
+
+def _nullable_node(expr: Seq | Alt | Rep, grammar: Grammar, seen: frozenset[str],
+                   memo: dict[tuple[int, frozenset[str]], tuple[Expr, bool]]) -> bool:
+    """:func:`nullable` of a sequence, a choice or a repetition."""
+    graph = expr.__dict__.get(GRAPH)
+    if graph is not None:  # (``dfa.Graph``: labelled edges, the start, the end)
+        edges, src, dst = graph
+        out: dict[int, list[int]] = {}
+        for (a, b), label in edges.items():
+            if nullable(label, grammar, seen, memo):
+                out.setdefault(a, []).append(b)
+        reached, todo = {src}, [src]
+        while todo:
+            for b in out.get(todo.pop(), ()):
+                if b not in reached:
+                    reached.add(b)
+                    todo.append(b)
+        return dst in reached
+    if isinstance(expr, Seq):
+        return all(nullable(i, grammar, seen, memo) for i in expr.items)
+    if isinstance(expr, Alt):
+        return any(nullable(i, grammar, seen, memo) for i in expr.items)
+    return expr.min == 0 or nullable(expr.item, grammar, seen, memo)

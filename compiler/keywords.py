@@ -64,7 +64,7 @@ NOTES: dict[str, str] = {
               "other formats are annotations; beside a `pattern`: the strings both admit (their automata's "
               "product; refused past 200 states)",
     "multipleOf": "integers and numbers, as decimal spellings (a DFA over the remainder); a multiple whose "
-                  "expression would exceed 20,000 nodes (e.g. of 13, or 7 within wide bounds): unsupported",
+                  "minimized DFA has more than 64 states (e.g. of 97 or 0.039; 128 within bounds): unsupported",
     "additionalItems": "enforced with the array form of `items` (draft 7); beside a schema `items` or none, "
                        "ignored (as JSON Schema ignores it)",
     "unevaluatedProperties": "as `additionalProperties` of the met schema where every in-place part (`allOf` "

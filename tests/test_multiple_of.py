@@ -21,7 +21,7 @@ from toolgram.compiler.bundle import compile
 from toolgram.compiler.dfa import DfaLimit, tree_size
 from toolgram.compiler.emit.lark import LarkPrinter, new_lark, to_lark
 from toolgram.compiler.ir import Chars, Grammar, Seq, Token
-from toolgram.compiler.multiples import MAX_NODES, common_multiple, integer_step, multiples
+from toolgram.compiler.multiples import common_multiple, integer_step, multiples, scaled
 from toolgram.compiler.values import decimal_range, int_range
 from toolgram.parsing.strict import parse_strict
 
@@ -66,7 +66,7 @@ def lark_reader(e: Token) -> Callable[[str], bool]:
     return lexes
 
 
-MULTIPLES = st.builds(lambda a, s: Decimal(a).scaleb(-s), st.integers(1, 40), st.integers(0, 3))
+MULTIPLES = st.builds(lambda a, s: Decimal(a).scaleb(-s), st.integers(1, 64), st.integers(0, 3))
 DIGITS = st.text("0123456789", min_size=1, max_size=6)
 
 
@@ -90,11 +90,9 @@ def spellings(draw: st.DrawFn, m: Decimal) -> list[str]:
 def test_multiples_are_exact(data: st.DataObject, m: Decimal, integer: bool) -> None:
     try:
         e = Token(multiples(m, integer), "NUMBER", stop="0123456789.")
-    except DfaLimit:
-        a = integer_step(m) if integer else None
-        assert a is None or a > 6, m  # small moduli always fit
+    except DfaLimit:  # every whole multiple up to 60 fits, and every decimal one of up to 16 units
+        assert integer_step(m) > 60 if integer else scaled(m)[0] > 16, m
         return
-    assert tree_size(e.expr) <= MAX_NODES
     reads = lark_reader(e)
     for text in data.draw(spellings(m)):
         assert reads(text) == admitted(text, m, integer), (m, integer, text)
@@ -135,12 +133,19 @@ def _tools(schema: dict) -> list[dict]:
 @pytest.mark.parametrize("dialect", ["lark", "ebnf", "gbnf", "structural-tag"])
 @pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
 def test_every_dialect_and_the_strict_parser(fmt: str, dialect: str) -> None:
-    """Spellings checked in each engine and by the strict parser against the oracle (JSON and XML raw values)."""
+    """Spellings checked in each engine and by the strict parser against the oracle (JSON and XML raw values).
+    Multiples of 16 (a real-world ``multipleOf``), 61 and 0.13 track more remainders than the 16 states the
+    expression's tree once capped (they were refused): every printer writes their automaton."""
     cases = [({"type": "integer", "multipleOf": 7}, Decimal(7), True, None, None),
              ({"type": "number", "multipleOf": 0.05, "minimum": -2, "maximum": 3}, Decimal("0.05"), False,
-              Decimal(-2), Decimal(3))]
+              Decimal(-2), Decimal(3)),
+             ({"type": "integer", "multipleOf": 16}, Decimal(16), True, None, None),
+             ({"type": "integer", "multipleOf": 61}, Decimal(61), True, None, None),
+             ({"type": "number", "multipleOf": 0.13, "minimum": 0, "maximum": 1000}, Decimal("0.13"), False,
+              Decimal(0), Decimal(1000))]
     texts = ["0", "7", "-7", "49", "343", "8", "100", "-15", "7.0", "0.05", "0.15", "-1.95", "-2", "3", "3.05",
-             "0.051", "0.150", "2.999", "-2.05", "1e1"]
+             "0.051", "0.150", "2.999", "-2.05", "1e1", "16", "-48", "1024", "1000", "4096", "4097", "61", "-122",
+             "3721", "3720", "226981", "226982", "0.13", "0.26", "0.27", "999.83", "999.96", "1000.09", "1.30"]
     for schema, m, integer, lo, hi in cases:
         bundle = compile(fmt, _tools(schema), dialect=dialect, tool_choice="required")
         for text in texts:
@@ -156,7 +161,8 @@ def test_every_dialect_and_the_strict_parser(fmt: str, dialect: str) -> None:
 
 @pytest.mark.parametrize(("schema", "error", "where"), [
     ({"type": "integer", "multipleOf": 1_000_003}, UnsupportedSchemaError, "v.multipleOf"),
-    ({"type": "number", "multipleOf": 13}, UnsupportedSchemaError, "v.multipleOf"),
+    ({"type": "integer", "multipleOf": 97}, UnsupportedSchemaError, "v.multipleOf"),
+    ({"type": "number", "multipleOf": 0.039}, UnsupportedSchemaError, "v.multipleOf"),
     ({"type": "integer", "multipleOf": 0}, Exception, "v.multipleOf"),
     ({"type": "integer", "multipleOf": 10, "minimum": 1, "maximum": 9}, EmptySchemaError, "v.multipleOf"),
     ({"type": "number", "multipleOf": 0.5, "minimum": 0.6, "maximum": 0.9}, EmptySchemaError, "v.multipleOf"),
@@ -168,7 +174,7 @@ def test_refusals_name_the_path(schema: dict, error: type[Exception], where: str
 
 
 def test_permissive_relaxes_to_the_bounds() -> None:
-    bundle = compile("hermes", _tools({"type": "integer", "multipleOf": 13, "minimum": 0}), permissive=True)
+    bundle = compile("hermes", _tools({"type": "integer", "multipleOf": 211, "minimum": 0}), permissive=True)
     assert [r["path"] for r in bundle.relaxed] == ["$[0].function.parameters.properties.v.multipleOf"]
 
 
@@ -202,3 +208,18 @@ def test_tree_size_never_compares_expressions(monkeypatch: pytest.MonkeyPatch) -
     again = dag(12)  # equal to the one above, built anew
     monkeypatch.setattr(Seq, "__eq__", refuse)
     assert tree_size(again) == 3 * 2**12 + (2**12 - 1)
+
+
+def test_a_prefill_into_a_large_multiple() -> None:
+    """The grammar that continues a prefill ending inside a multiple of 61 (an automaton of 64 states whose
+    expression, walked as a tree, is of 10**12 nodes): derivatives are taken once per shared node, and the
+    continuation is exact in xgrammar."""
+    from toolgram.compiler.derivative import prefilled_grammar
+
+    from toolgram.engines.xgrammar_engine import accepts_ebnf
+
+    bundle = compile("hermes", _tools({"type": "integer", "multipleOf": 61}), dialect="ebnf", tool_choice="required")
+    continued = prefilled_grammar(bundle.ir, '<tool_call>\n{"name": "f", "arguments": {"v": 37')
+    for rest, want in (("21}}\n</tool_call>", True), ("22}}\n</tool_call>", False), ("20}}\n</tool_call>", False),
+                       ("}}\n</tool_call>", False), ("454}}\n</tool_call>", True)):  # 3721 = 61 * 61, 37454 = 61 * 614
+        assert accepts_ebnf(continued, rest)[0] == want, rest
