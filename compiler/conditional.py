@@ -29,6 +29,7 @@ from .regex import writable
 from .schema import (
     ALSO_PATTERNS,
     CONDITIONS,
+    NOT_MULTIPLES,
     NOT_PATTERNS,
     SchemaContext,
     conditions_of,
@@ -48,7 +49,8 @@ _TYPED = {
     **dict.fromkeys(("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains",
                      "maxContains", "additionalItems", "unevaluatedItems"), "array"),
     **dict.fromkeys(("minLength", "maxLength", "pattern", "format", ALSO_PATTERNS, NOT_PATTERNS), "string"),
-    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number"),
+    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", NOT_MULTIPLES),
+                    "number"),
 }
 #: the JSON types a value may have (``integer`` is a ``number``)
 _KINDS = ("string", "number", "boolean", "null", "object", "array")
@@ -253,7 +255,16 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
         return [{NOT_PATTERNS: [p]} for p in both]
     if k == NOT_PATTERNS:  # it matches one of them
         return [{"pattern": p} for p in v] if isinstance(v, list) else None
+    if k == "multipleOf":  # a number that is not a multiple
+        return [{NOT_MULTIPLES: [v]}] if _positive(v) else None
+    if k == NOT_MULTIPLES:  # a multiple of one of them
+        return [{"multipleOf": n} for n in v] if isinstance(v, list) else None
     return None
+
+
+def _positive(v: Any) -> bool:
+    """Whether ``v`` is a number a ``multipleOf`` may be (finite, above 0)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")
 
 
 def conjunctions(base: Any, unions: list[list[dict[str, Any]]], path: str) -> list[Any] | None:

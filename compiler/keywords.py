@@ -85,7 +85,7 @@ NOTES: dict[str, str] = {
                    "admit no common value) no constraint; over other items: unsupported; `false` is no constraint",
     "if": "written as `anyOf` branches: `then` met with the test, `else` with each part of the test's negation; "
           "the test may use `type`, `const`, `enum`, `not`, `anyOf`, `required`, `properties`, bounds, "
-          "lengths and `pattern` (a test with `items`, `multipleOf` ...: unsupported); at most 64 branches; alone "
+          "lengths, `pattern` and `multipleOf` (a test with `items` ...: unsupported); at most 64 branches; alone "
           "it constrains nothing",
     "then": "with `if` (see `if`); a name it declares is declared in its branch, as an `allOf` branch's",
     "else": "with `if` (see `if`)",

@@ -8,7 +8,9 @@ of ``a``.  So a DFA keeps the remainder modulo ``a`` and the count of fractional
 is minimized (a multiple of 10, 2 or 5 needs only the last digit) and turned back into an
 expression by state elimination (:mod:`.dfa`).  Spellings are JSON's and Python's: ``-``, a whole
 part without leading zeros, an optional fraction; no exponent (a bounded number without multipleOf also takes
-normalized scientific spellings, :mod:`.numbers`).
+normalized scientific spellings, :mod:`.numbers`).  A negated ``multipleOf`` (``not``, a ``oneOf`` branch split
+from another, a condition's ``else``) is the same DFA with the other complete spellings accepting, met with the
+rest by the product construction.
 
 Written out as a tree, the expression grows quickly with the remainders it must track (a multiple of 7
 is a few thousand nodes, of 13 10**6, of 61 10**12), but it is a DAG noted with its automaton
@@ -68,21 +70,25 @@ def integer_step(m: Decimal) -> int:
 
 
 @lru_cache(maxsize=256)
-def multiples(m: Decimal, integer: bool, within: Expr | None = None) -> Expr:
-    """The spellings of the multiples of ``m`` (> 0): integers only, or numbers with a fraction; with
-    ``within`` (a range's expression), those it matches too.  :class:`DfaLimit` past the caps."""
-    trans, accepting = _dfa(m, integer)
+def multiples(m: Decimal | None, integer: bool, within: Expr | None = None, nots: tuple[Decimal, ...] = ()) -> Expr:
+    """The spellings of the multiples of ``m`` (> 0; None: any number) that are multiples of none of ``nots``
+    (a negated ``multipleOf``): integers only, or numbers with a fraction; with ``within`` (a range's
+    expression), those it matches too.  :class:`DfaLimit` past the caps."""
+    dfas = ([] if m is None else [_dfa(m, integer)]) + [_dfa(n, integer, True) for n in nots]
+    trans, accepting = dfas[0]
     starts, states = STARTS, MAX_STATES
-    if within is not None:
-        trans, accepting, starts = product((trans, accepting, STARTS), build_dfa(within))
+    for other in [*dfas[1:], None] if within is not None else dfas[1:]:
+        trans, accepting, starts = product((trans, accepting, starts),
+                                           build_dfa(within) if other is None else (*other, STARTS))
         trans, accepting = minimize(trans, accepting)
         states = 2 * MAX_STATES
     return dfa_expr(trans, accepting, starts, max_states=states)
 
 
 @lru_cache(maxsize=256)
-def _dfa(m: Decimal, integer: bool) -> tuple[list[dict[int, int]], set[int]]:
-    """The minimized DFA over :data:`STARTS` of the multiples' spellings."""
+def _dfa(m: Decimal, integer: bool, negated: bool = False) -> tuple[list[dict[int, int]], set[int]]:
+    """The minimized DFA over :data:`STARTS` of the multiples' spellings (``negated``: of the spellings of the
+    numbers that are not multiples: a digit other than ``0`` past ``m``'s last decimal place makes one)."""
     a, s = (integer_step(m), 0) if integer else scaled(m)
     if a > MAX_MODULUS:
         raise DfaLimit(f"a multiple of {m}: more than {MAX_MODULUS} remainders")
@@ -114,21 +120,27 @@ def _dfa(m: Decimal, integer: bool) -> tuple[list[dict[int, int]], set[int]]:
         elif kind == "whole":  # ("whole", remainder, the whole part is "0")
             _, r, zero = key
             assert isinstance(r, int)
-            if r * 10**s % a == 0:
+            if (r * 10**s % a == 0) != negated:
                 accepting.add(ids[key])
             if not zero:
                 for d in "0123456789":
                     edge(key, d, ("whole", (10 * r + int(d)) % a, False))
             if not integer:
                 edge(key, ".", ("frac", r, 0))
-        else:  # ("frac", remainder, fractional digits read, up to s; past s only zeros)
+        elif kind == "frac":  # ("frac", remainder, fractional digits read, up to s; past s only zeros)
             _, r, j = key
             assert isinstance(r, int) and isinstance(j, int)
-            if j > 0 and r * 10 ** max(s - j, 0) % a == 0:
+            if j > 0 and (r * 10 ** max(s - j, 0) % a == 0) != negated:
                 accepting.add(ids[key])
             for d in "0123456789":
                 if j < s:
                     edge(key, d, ("frac", (10 * r + int(d)) % a, j + 1))
                 elif d == "0":
                     edge(key, d, ("frac", r, s + 1))
+                elif negated:
+                    edge(key, d, ("past",))
+        else:  # ("past",): a digit other than 0 past s was read (negated only): any digits follow
+            accepting.add(ids[key])
+            for d in "0123456789":
+                edge(key, d, key)
     return minimize(trans, accepting)

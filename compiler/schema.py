@@ -249,6 +249,9 @@ CONDITIONS = "$toolgram:conditions"
 #: (a negated ``pattern``: ``not``, a condition's else, a split ``oneOf``), read together by the string builders
 ALSO_PATTERNS = "$toolgram:also-patterns"
 NOT_PATTERNS = "$toolgram:not-patterns"
+#: the numbers a number schema's value must not be a multiple of (a negated ``multipleOf``), read by the number
+#: builders beside ``multipleOf``
+NOT_MULTIPLES = "$toolgram:not-multiples"
 
 
 def conditions_of(schema: dict[str, Any], path: str = "$") -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -392,7 +395,7 @@ def meet(a: dict[str, Any], b: dict[str, Any], path: str, ctx: SchemaContext | N
             out[k] = both
         elif k == "pattern" and isinstance(mine, str) and isinstance(v, str):
             out[ALSO_PATTERNS] = list(dict.fromkeys([*out.get(ALSO_PATTERNS, []), v]))  # both hold
-        elif k in (ALSO_PATTERNS, NOT_PATTERNS) and isinstance(mine, list) and isinstance(v, list):
+        elif k in (ALSO_PATTERNS, NOT_PATTERNS, NOT_MULTIPLES) and isinstance(mine, list) and isinstance(v, list):
             out[k] = list(dict.fromkeys([*mine, *v]))
         elif k == "required":
             if not isinstance(mine, list) or not isinstance(v, list):

@@ -54,6 +54,7 @@ from .regex import (
 from .schema import (
     ALSO_PATTERNS,
     CONDITIONS,
+    NOT_MULTIPLES,
     NOT_PATTERNS,
     TYPES,
     SchemaContext,
@@ -956,20 +957,19 @@ class ValueBuilder:
         if lo is not None and hi is not None and lo > hi:
             raise EmptySchemaError("minimum is larger than maximum", path)
         m = self._multiple_of(schema, path)
+        nots = _not_multiples(schema)
         step = 1 if m is None else integer_step(m)  # 1: every integer is a multiple
-        if step > 1 and lo is not None and hi is not None:
+        if (step > 1 or nots) and lo is not None and hi is not None:
             first = -(-lo // step) * step
             if (hi - first) // step < MAX_MULTIPLES:  # few enough to list
-                values = [str(v) for v in range(first, hi + 1, step)]
+                values = [str(v) for v in range(first, hi + 1, step) if not any(_multiple(v, n) for n in nots)]
                 if not values:
-                    raise EmptySchemaError(f"no multiple of {m} lies between minimum and maximum",
-                                           f"{path}.multipleOf")
+                    raise _no_multiple(m, nots, True, f"{path}.multipleOf" if m is not None else path)
                 # longer spellings first: a Lark terminal takes the first alternative that matches
                 return Token(alt(*(Lit(v) for v in sorted(values, key=len, reverse=True))), "INT")
         bounded = None if lo is None and hi is None else int_range(lo, hi)
-        if step > 1:
-            assert m is not None
-            multiples = self._multiples(m, True, bounded, path)
+        if step > 1 or nots:
+            multiples = self._multiples(m if step > 1 else None, True, bounded, path, nots)
             if multiples is not None:
                 return multiples
         return Token(INT_RE if bounded is None else bounded, "INT")
@@ -981,8 +981,9 @@ class ValueBuilder:
         except ValueError:
             raise EmptySchemaError("no number lies between minimum and maximum", path) from None
         m = self._multiple_of(schema, path)
-        if m is not None:  # multiples: plain decimal spellings only (no exponent), as llguidance writes them
-            multiples = self._multiples(m, False, bounded, path)
+        nots = _not_multiples(schema)
+        if m is not None or nots:  # multiples: plain decimal spellings only (no exponent), as llguidance writes them
+            multiples = self._multiples(m, False, bounded, path, nots)
             if multiples is not None:
                 return multiples
         if bounded is None:
@@ -1000,16 +1001,18 @@ class ValueBuilder:
             raise SchemaError("multipleOf must be a number larger than 0", f"{path}.multipleOf")
         return exact_decimal(m)
 
-    def _multiples(self, m: Decimal, integer: bool, bounded: Expr | None, path: str) -> Expr | None:
-        """The integers or numbers (within ``bounded``, a range's expression) that are multiples of ``m``
-        (:mod:`.multiples`), one token.  An expression past the caps is unsupported: None (permissive)."""
+    def _multiples(self, m: Decimal | None, integer: bool, bounded: Expr | None, path: str,
+                   nots: tuple[Decimal, ...] = ()) -> Expr | None:
+        """The integers or numbers (within ``bounded``, a range's expression) that are multiples of ``m`` (None:
+        any) and of none of ``nots`` (:mod:`.multiples`), one token.  Past the caps the keyword is unsupported
+        (permissive: without ``nots``, or None: the bounds alone)."""
         try:
-            e = multiples(m, integer, bounded)
+            e = multiples(m, integer, bounded, nots)
         except DfaLimit:
             self.ctx.unsupported("multipleOf", path)
-            return None
+            return self._multiples(m, integer, bounded, path) if nots and m is not None else None
         if e == Chars(()):
-            raise EmptySchemaError(f"no multiple of {m} lies between minimum and maximum", f"{path}.multipleOf")
+            raise _no_multiple(m, nots, bounded is not None, f"{path}.multipleOf" if m is not None else path)
         return Token(e, "INT" if integer else "NUMBER", stop="0123456789.")
 
     def _t_boolean(self, schema: dict[str, Any], path: str, hint: str) -> Expr:
@@ -1350,10 +1353,10 @@ def admits(schema: dict[str, Any], v: Any) -> bool:
         if hi is not None and (d > hi or (hi_ex and d == hi)):
             return False
         m = schema.get("multipleOf")
-        if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0:
-            q = d / exact_decimal(m)
-            if q != q.to_integral_value():
-                return False
+        if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0 and not _multiple(v, exact_decimal(m)):
+            return False
+        if any(_multiple(v, n) for n in _not_multiples(schema)):
+            return False
     if isinstance(v, str):
         n = len(v)
         if isinstance(schema.get("minLength"), int) and n < schema["minLength"]:
@@ -1741,7 +1744,8 @@ def infer_type(schema: dict[str, Any]) -> str | None:
         return "array"
     if "minLength" in schema or "maxLength" in schema or "pattern" in schema:
         return "string"
-    if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
+    if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+                                 NOT_MULTIPLES)):
         return "number"
     return None
 
@@ -1787,6 +1791,24 @@ def number_bounds(schema: dict[str, Any], path: str) -> Bounds:
     hi, hi_ex = side("maximum", "exclusiveMaximum", lambda a, b: a if a <= b else b)
     return lo, lo_ex, hi, hi_ex
 
+
+
+def _not_multiples(schema: dict[str, Any]) -> tuple[Decimal, ...]:
+    """The numbers a value must not be a multiple of (:data:`NOT_MULTIPLES`, a negated ``multipleOf``)."""
+    return tuple(exact_decimal(n) for n in schema.get(NOT_MULTIPLES, ()))
+
+
+def _no_multiple(m: Decimal | None, nots: tuple[Decimal, ...], bounded: bool, path: str) -> EmptySchemaError:
+    """The error for no multiple of ``m`` (None: of 1) that is a multiple of none of ``nots`` (within bounds)."""
+    but = f" that is a multiple of none of {', '.join(map(str, nots))}" if nots else ""
+    return EmptySchemaError(f"no multiple of {m or 1}{but}{' lies between minimum and maximum' if bounded else ''}",
+                            path)
+
+
+def _multiple(v: int | float, m: Decimal) -> bool:
+    """Whether ``v`` is a multiple of ``m``, in exact decimal arithmetic."""
+    q = exact_decimal(v) / m
+    return q == q.to_integral_value()
 
 
 def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | None]:

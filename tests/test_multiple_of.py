@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark.exceptions import LarkError
 from strategies import engine_results
-from toolgram.compiler.bundle import compile
+from toolgram.compiler.bundle import Bundle, compile
 from toolgram.compiler.dfa import DfaLimit, tree_size
 from toolgram.compiler.emit.lark import LarkPrinter, new_lark, to_lark
 from toolgram.compiler.ir import Chars, Grammar, Seq, Token
@@ -166,6 +166,8 @@ def test_every_dialect_and_the_strict_parser(fmt: str, dialect: str) -> None:
     ({"type": "integer", "multipleOf": 0}, Exception, "v.multipleOf"),
     ({"type": "integer", "multipleOf": 10, "minimum": 1, "maximum": 9}, EmptySchemaError, "v.multipleOf"),
     ({"type": "number", "multipleOf": 0.5, "minimum": 0.6, "maximum": 0.9}, EmptySchemaError, "v.multipleOf"),
+    ({"type": "integer", "not": {"multipleOf": 0.5}}, EmptySchemaError, "v"),  # every integer is a multiple
+    ({"type": "integer", "minimum": 5, "maximum": 5, "not": {"multipleOf": 5}}, EmptySchemaError, "v"),
 ])
 def test_refusals_name_the_path(schema: dict, error: type[Exception], where: str) -> None:
     with pytest.raises(error) as err:
@@ -223,3 +225,73 @@ def test_a_prefill_into_a_large_multiple() -> None:
     for rest, want in (("21}}\n</tool_call>", True), ("22}}\n</tool_call>", False), ("20}}\n</tool_call>", False),
                        ("}}\n</tool_call>", False), ("454}}\n</tool_call>", True)):  # 3721 = 61 * 61, 37454 = 61 * 614
         assert accepts_ebnf(continued, rest)[0] == want, rest
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), m=MULTIPLES, integer=st.booleans())
+def test_negated_multiples_are_exact(data: st.DataObject, m: Decimal, integer: bool) -> None:
+    """The spellings of the numbers that are not multiples of ``m`` (a negated ``multipleOf``): every other
+    spelling of the language, a digit past ``m``'s last decimal place included."""
+    try:
+        e = Token(multiples(None, integer, nots=(m,)), "NUMBER", stop="0123456789.")
+    except DfaLimit:
+        return
+    if e.expr == Chars(()):  # every integer is a multiple of 0.5
+        assert integer and integer_step(m) == 1
+        return
+    reads = lark_reader(e)
+    for text in data.draw(spellings(m)) + ["0.001", "12.3400001"]:
+        want = bool(SPELLING[integer].fullmatch(text)) and not admitted(text, m, integer)
+        assert reads(text) == want, (m, integer, text)
+
+
+NEGATED = [
+    {"type": "number", "oneOf": [{"multipleOf": 5}, {"multipleOf": 3}]},  # Understanding JSON Schema's example
+    {"type": "integer", "oneOf": [{"multipleOf": 5}, {"multipleOf": 3}]},
+    {"type": "integer", "minimum": 0, "maximum": 30, "oneOf": [{"multipleOf": 5}, {"multipleOf": 3}]},  # listed
+    {"type": "integer", "not": {"multipleOf": 7}},
+    {"type": "number", "not": {"multipleOf": 0.5}},
+    {"type": "integer", "if": {"multipleOf": 2}, "then": {"minimum": 10}, "else": {"maximum": 3}},
+]
+
+
+@pytest.mark.parametrize("dialect", ["lark", "ebnf", "gbnf", "structural-tag"])
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_negated_multiples_in_every_dialect(fmt: str, dialect: str) -> None:
+    """``oneOf`` over overlapping ``multipleOf`` branches (15 is a multiple of both: invalid), ``not`` and a
+    condition's ``else`` negate a ``multipleOf``: each engine and the strict parser agree with ``jsonschema``.
+    (Integers are spelled without a fraction, toolgram's policy, so ``3.0`` is left out of the values.)"""
+    import jsonschema
+    from toolgram.grammars.render import render_calls
+
+    values = [0, 1, 2, 3, 5, 9, 10, 15, 30, 45, 7, 14, 21, 22, 1.5, 2.5, 0.5, -15, -10, 11, 12, 31, 60, -3, 4.25]
+    for schema in NEGATED:
+        bundle = compile(fmt, _tools(schema), dialect=dialect, tool_choice="required")
+        assert not bundle.relaxed
+        for v in values:
+            want = jsonschema.Draft202012Validator(schema).is_valid(v)
+            call = render_calls(fmt, [("f", {"v": v})])
+            for engine, (ok, pos) in engine_results(bundle, call).items():
+                assert ok == want, (engine, schema, v, pos)
+
+
+def test_a_negation_past_the_caps() -> None:
+    """Multiples of 41 that are not multiples of 37 need more states than the caps.  Under ``not`` the keyword is
+    refused with its path (``--permissive``: the negation is left out, a superset, listed); a ``oneOf`` whose split
+    needs it is read as ``anyOf``, as any ``oneOf`` whose pieces toolgram cannot write (1517 is a multiple of both),
+    and each branch's multiples still hold."""
+    from toolgram.grammars.render import render_calls
+
+    def accepted(bundle: Bundle, v: int) -> bool:
+        return engine_results(bundle, render_calls("hermes", [("f", {"v": v})]))["xgrammar"][0]
+
+    negated = _tools({"type": "integer", "multipleOf": 41, "not": {"multipleOf": 37}})
+    with pytest.raises(UnsupportedSchemaError, match=r"properties\.v\.multipleOf"):
+        compile("hermes", negated, dialect="ebnf", tool_choice="required")
+    bundle = compile("hermes", negated, dialect="ebnf", tool_choice="required", permissive=True)
+    assert [r["path"] for r in bundle.relaxed] == ["$[0].function.parameters.properties.v.multipleOf"]
+    assert [accepted(bundle, v) for v in (82, 1517, 38)] == [True, True, False]
+    bundle = compile("hermes", _tools({"type": "integer", "oneOf": [{"multipleOf": 37}, {"multipleOf": 41}]}),
+                     dialect="ebnf", tool_choice="required")
+    assert not bundle.relaxed
+    assert [accepted(bundle, v) for v in (37, 82, 1517, 38)] == [True, True, True, False]

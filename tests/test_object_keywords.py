@@ -172,8 +172,8 @@ RELAXED = {
     "pattern_properties": ({"type": "object", "properties": {"a": INTS}, "patternProperties": {"^(x)\\1": INTS},
                             "additionalProperties": False}, "patternProperties"),
     # without additionalProperties a relaxed keyword that could admit keys leaves them admitted (an if whose
-    # test toolgram cannot negate: multipleOf)
-    "if_then": ({"type": "object", "properties": {"a": INTS}, "if": {"properties": {"a": {"multipleOf": 3}}},
+    # test toolgram cannot negate: items)
+    "if_then": ({"type": "object", "properties": {"a": INTS}, "if": {"properties": {"a": {"items": INTS}}},
                  "then": {"properties": {"y": INTS}}}, "if"),
     # unevaluatedProperties under anyOf (which members are evaluated depends on the branch): relaxed
     "unevaluated": ({"type": "object", "properties": {"a": INTS}, "anyOf": [{"properties": {"b": INTS}}, {}],
@@ -279,7 +279,7 @@ def test_one_of_told_apart_by_names(fmt: str) -> None:
 def test_top_level_not_refused_alike(fmt: str) -> None:
     """A ``not`` toolgram cannot write is refused with its path in every format (the member formats ignored it)."""
     params = {"type": "object", "properties": {"a": INTS},
-              "not": {"properties": {"a": {"multipleOf": 3}}}}
+              "not": {"properties": {"a": {"items": INTS}}}}
     with pytest.raises(ToolgramError, match=r"parameters\.not"):
         compile(fmt, [tool("f", params)], dialect="lark")
 
