@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import EmptySchemaError, SchemaError, UnsupportedSchemaError
 from .formats import format_pattern
 from .keywords import annotation
+from .multiples import valid_step
 from .regex import writable
 from .schema import (
     ALSO_PATTERNS,
@@ -256,15 +257,10 @@ def _negate_keyword(k: str, v: Any, test: dict[str, Any], ctx: SchemaContext,  #
     if k == NOT_PATTERNS:  # it matches one of them
         return [{"pattern": p} for p in v] if isinstance(v, list) else None
     if k == "multipleOf":  # a number that is not a multiple
-        return [{NOT_MULTIPLES: [v]}] if _positive(v) else None
+        return [{NOT_MULTIPLES: [v]}] if valid_step(v) else None
     if k == NOT_MULTIPLES:  # a multiple of one of them
         return [{"multipleOf": n} for n in v] if isinstance(v, list) else None
     return None
-
-
-def _positive(v: Any) -> bool:
-    """Whether ``v`` is a number a ``multipleOf`` may be (finite, above 0)."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")
 
 
 def conjunctions(base: Any, unions: list[list[dict[str, Any]]], path: str) -> list[Any] | None:

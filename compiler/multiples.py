@@ -49,6 +49,17 @@ def scaled(m: Decimal) -> tuple[int, int]:
     return (a * 10**exp, 0) if exp >= 0 else (a, -exp)
 
 
+def valid_step(v: object) -> bool:
+    """Whether ``v`` may be a ``multipleOf``'s value: a finite number above 0 (not a boolean)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")
+
+
+def is_multiple(v: int | float, m: Decimal) -> bool:
+    """Whether the number ``v`` is a multiple of ``m``, in exact decimal arithmetic (:func:`exact_decimal`)."""
+    q = exact_decimal(v) / m
+    return q == q.to_integral_value()
+
+
 def exact_decimal(v: float) -> Decimal:
     """The decimal a JSON number means: a float by its shortest spelling (``0.1``, not its binary value)."""
     return Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
@@ -74,15 +85,15 @@ def multiples(m: Decimal | None, integer: bool, within: Expr | None = None, nots
     """The spellings of the multiples of ``m`` (> 0; None: any number) that are multiples of none of ``nots``
     (a negated ``multipleOf``): integers only, or numbers with a fraction; with ``within`` (a range's
     expression), those it matches too.  :class:`DfaLimit` past the caps."""
-    dfas = ([] if m is None else [_dfa(m, integer)]) + [_dfa(n, integer, True) for n in nots]
-    trans, accepting = dfas[0]
-    starts, states = STARTS, MAX_STATES
-    for other in [*dfas[1:], None] if within is not None else dfas[1:]:
-        trans, accepting, starts = product((trans, accepting, starts),
-                                           build_dfa(within) if other is None else (*other, STARTS))
+    parts = [(*_dfa(m, integer), STARTS)] if m is not None else []
+    parts += [(*_dfa(n, integer, True), STARTS) for n in nots]
+    if within is not None:
+        parts.append(build_dfa(within))
+    (trans, accepting, starts), *rest = parts
+    for part in rest:  # met by the product construction: more states may be eliminated
+        trans, accepting, starts = product((trans, accepting, starts), part)
         trans, accepting = minimize(trans, accepting)
-        states = 2 * MAX_STATES
-    return dfa_expr(trans, accepting, starts, max_states=states)
+    return dfa_expr(trans, accepting, starts, max_states=2 * MAX_STATES if rest else MAX_STATES)
 
 
 @lru_cache(maxsize=256)

@@ -36,7 +36,7 @@ from .keys import (
     python_key_spellings,
 )
 from .keywords import annotation
-from .multiples import exact_decimal, integer_step, multiples
+from .multiples import exact_decimal, integer_step, is_multiple, multiples, valid_step
 from .numbers import DIGIT, DIGIT19, FRAC, MAX_INT_DIGITS, decimal_range, int_range, number_range
 from .regex import (
     Char,
@@ -962,7 +962,7 @@ class ValueBuilder:
         if (step > 1 or nots) and lo is not None and hi is not None:
             first = -(-lo // step) * step
             if (hi - first) // step < MAX_MULTIPLES:  # few enough to list
-                values = [str(v) for v in range(first, hi + 1, step) if not any(_multiple(v, n) for n in nots)]
+                values = [str(v) for v in range(first, hi + 1, step) if not any(is_multiple(v, n) for n in nots)]
                 if not values:
                     raise _no_multiple(m, nots, True, f"{path}.multipleOf" if m is not None else path)
                 # longer spellings first: a Lark terminal takes the first alternative that matches
@@ -997,7 +997,7 @@ class ValueBuilder:
         if "multipleOf" not in schema:
             return None
         m = schema["multipleOf"]
-        if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0 or not math.isfinite(m):
+        if not valid_step(m):
             raise SchemaError("multipleOf must be a number larger than 0", f"{path}.multipleOf")
         return exact_decimal(m)
 
@@ -1353,9 +1353,9 @@ def admits(schema: dict[str, Any], v: Any) -> bool:
         if hi is not None and (d > hi or (hi_ex and d == hi)):
             return False
         m = schema.get("multipleOf")
-        if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0 and not _multiple(v, exact_decimal(m)):
+        if valid_step(m) and not is_multiple(v, exact_decimal(m)):
             return False
-        if any(_multiple(v, n) for n in _not_multiples(schema)):
+        if any(is_multiple(v, n) for n in _not_multiples(schema)):
             return False
     if isinstance(v, str):
         n = len(v)
@@ -1803,12 +1803,6 @@ def _no_multiple(m: Decimal | None, nots: tuple[Decimal, ...], bounded: bool, pa
     but = f" that is a multiple of none of {', '.join(map(str, nots))}" if nots else ""
     return EmptySchemaError(f"no multiple of {m or 1}{but}{' lies between minimum and maximum' if bounded else ''}",
                             path)
-
-
-def _multiple(v: int | float, m: Decimal) -> bool:
-    """Whether ``v`` is a multiple of ``m``, in exact decimal arithmetic."""
-    q = exact_decimal(v) / m
-    return q == q.to_integral_value()
 
 
 def _int_bounds(schema: dict[str, Any], path: str) -> tuple[int | None, int | None]:
