@@ -55,25 +55,34 @@ def count_uses(rules: dict[str, Expr]) -> dict[str, int]:
     string groups are one object each) is walked once and its references counted per use."""
     inside: dict[int, tuple[str, ...]] = {}
 
-    def refs(e: Expr) -> tuple[str, ...]:
-        hit = inside.get(id(e))
-        if hit is not None:
-            return hit
+    def kids(e: Expr) -> tuple[Expr, ...]:
         t = type(e)
-        if t is Ref:
-            out: tuple[str, ...] = (e.name,)  # type: ignore[attr-defined]
-        elif t is Seq or t is Alt:
-            out = tuple(n for i in e.items for n in refs(i))  # type: ignore[attr-defined]
-        elif t is Rep:
-            out = refs(e.item)  # type: ignore[attr-defined]
-        elif t is Token:
-            out = refs(e.expr)  # type: ignore[attr-defined]
-        elif t is Dispatch:
-            out = refs(e.then) + refs(e.lowered)  # type: ignore[attr-defined]
-        else:
-            out = ()
-        inside[id(e)] = out
-        return out
+        if t is Seq or t is Alt:
+            return e.items  # type: ignore[attr-defined]
+        if t is Rep:
+            return (e.item,)  # type: ignore[attr-defined]
+        if t is Token:
+            return (e.expr,)  # type: ignore[attr-defined]
+        if t is Dispatch:
+            return (e.then, e.lowered)  # type: ignore[attr-defined]
+        return ()
+
+    def refs(root: Expr) -> tuple[str, ...]:
+        """The references under ``root``, in order; a walk with its own stack (a pattern's expression
+        can nest hundreds deep)."""
+        stack: list[tuple[Expr, bool]] = [(root, False)]
+        while stack:
+            e, done = stack.pop()
+            if id(e) in inside:
+                continue
+            if type(e) is Ref:
+                inside[id(e)] = (e.name,)  # type: ignore[attr-defined]
+            elif done:
+                inside[id(e)] = tuple(n for k in kids(e) for n in inside[id(k)])
+            else:
+                stack.append((e, True))
+                stack.extend((k, False) for k in kids(e) if id(k) not in inside)
+        return inside[id(root)]
 
     uses: dict[str, int] = {}
     for body in rules.values():

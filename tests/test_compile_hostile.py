@@ -130,6 +130,28 @@ def test_a_chain_past_the_recursion_limit_is_an_error() -> None:
     assert isinstance(err, UnsupportedSchemaError)
 
 
+#: the Serverless Framework schema's ``Fn::Sub`` (SchemaStore): a key of up to 255 characters, from its DFA, is an
+#: expression 500 levels deep; grammar walks that recursed per level passed Python's recursion limit
+COUNTED_KEY = params({"Fn::Sub": {"type": "array", "minItems": 1, "items": [{"type": "string"}, {
+    "type": "object", "minProperties": 1, "patternProperties": {"^[a-zA-Z0-9._-]{1,255}$": {"type": "string"}}}]}},
+    additionalProperties=False)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_deeply_nested_key_pattern_compiles(dialect: str) -> None:
+    """A counted key pattern nests as deep as its count, and so does the class of the other keys (any value: no
+    ``additionalProperties``); every dialect writes both, and the strict parser reads them."""
+    tools = [tool("t", COUNTED_KEY)]
+    bundle = compile("hermes", tools, dialect=dialect, tool_choice="required")
+    for key, value, ok in (("v" * 255, "1", True), ("v" * 255, 1, False), ("v" * 256, 1, True), ("a.b", 1, False),
+                           ("a b", 1, True)):
+        args = {"Fn::Sub": ["x${a}", {key: value}]}
+        text = render_calls("hermes", [("t", args)])
+        assert [got for got, _ in engine_results(bundle, text).values()] == [ok], (key, dialect)
+        if dialect == "lark":
+            calls = parse_strict("hermes", text, tools, tool_choice="required")["tool_calls"] or []
+            assert [json.loads(c["function"]["arguments"]) for c in calls] == ([args] if ok else []), key
+
 @pytest.mark.parametrize(("keyword", "relaxed"), [
     ({"not": {"pattern": "^(a)\\1"}}, ["not"]), ({"if": {"pattern": "^(a)\\1"}, "then": {"maxLength": 3}}, ["if"]),
     ({"$dynamicRef": "#meta"}, ["$dynamicRef"]), ({"type": ["string", "foo"]}, None)])

@@ -17,7 +17,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 from ..automaton import rx_escape, until_regex
-from ..dfa import MAX_STATES, DfaLimit, backtracks, class_char, dfa_edges, dfa_regex, graph_of, tree_size
+from ..dfa import MAX_STATES, DfaLimit, backtracks, class_char, dfa_edges, dfa_regex, graph_of, tree_depth, tree_size
 from ..ir import (
     EMPTY,
     Alt,
@@ -50,6 +50,10 @@ TREE_MAX_STATES = 20_000
 #: lexer tries it at every key).  A regex as long as its input (a 24,000-value enum: 216 KB) stays one: its automaton
 #: costs more to build than the regex (1.6 s; past TREE_MAX_STATES the limit is met, and the regex written anyway)
 REGEX_MAX_CHARS = 50_000
+#: an expression nested deeper than this is written as its automaton's rules too: its regex's groups would nest as
+#: deep, past what a recursive printer and Python's regex parser hold (a key of ``[a-z]{1,255}`` minus the declared
+#: names, from its DFA, nests 500 deep)
+REGEX_MAX_DEPTH = 100
 
 
 def _followed(follow: str | tuple[str, ...]) -> str:
@@ -175,7 +179,7 @@ class LarkPrinter:
                 e = _nonempty(e, self.g)
             # shared sub-expressions (a key class's complement) that a regex would write out as a tree, or a regex
             # past REGEX_MAX_CHARS (a key class whose escapes are spelled out on every edge): the automaton's rules
-            tree = tree_size(e) > TREE_MAX_NODES
+            tree = tree_size(e) > TREE_MAX_NODES or tree_depth(e) > REGEX_MAX_DEPTH
             rx = "" if tree else self.regex(e)
             if tree or len(rx) > REGEX_MAX_CHARS and _from_automaton(e):
                 try:
