@@ -988,8 +988,9 @@ class ValueBuilder:
                 return multiples
         if bounded is None:
             return Token(NUMBER, "NUMBER")
-        # bounded: plain decimal and normalized scientific spellings (``1e-05``, as json.dumps writes it)
-        return Token(number_range(lo, lo_ex, hi, hi_ex), "NUMBER")
+        # bounded: plain decimal and normalized scientific spellings (``1e-05``, as json.dumps writes it); Lark's
+        # regex must not end the number where a spelling of its mantissa alone would (``1e-0`` of ``1e-07``)
+        return Token(number_range(lo, lo_ex, hi, hi_ex), "NUMBER", stop="0123456789.eE")
 
     @staticmethod
     def _multiple_of(schema: dict[str, Any], path: str) -> Decimal | None:

@@ -12,7 +12,7 @@ import re
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from strategies import engine_results, tool
 from toolgram.compiler.bundle import compile
@@ -72,6 +72,36 @@ def test_number_range_matches_bounds(lo: Decimal | None, hi: Decimal | None, lo_
         sign = "-" if d < 0 else ""
         assert not rx.fullmatch(f"{sign}10e-1")
         assert not rx.fullmatch(f"{sign}0.5e1")
+
+
+#: bounds near the mantissas too: an exponent spelling is cut short where its mantissa alone lies in range
+NEAR = st.one_of(BOUND, st.decimals(min_value=-10, max_value=10, places=2, allow_nan=False))
+
+
+@settings(max_examples=60, deadline=None)
+@given(lo=NEAR, hi=NEAR, lo_ex=st.booleans(), hi_ex=st.booleans(),
+       samples=st.lists(SAMPLE, min_size=1, max_size=8), upper=st.booleans(), plus=st.booleans(),
+       width=st.integers(1, 3), pad=st.integers(0, 2))
+@example(lo=Decimal(0), hi=Decimal(3), lo_ex=False, hi_ex=False, samples=[Decimal("1.192092896E-7")], upper=False,
+         plus=True, width=2, pad=0)
+def test_the_strict_parser_reads_each_spelling_whole(lo: Decimal | None, hi: Decimal | None, lo_ex: bool,
+                                                     hi_ex: bool, samples: list[Decimal], upper: bool, plus: bool,
+                                                     width: int, pad: int) -> None:
+    """Lark, the strict parser's engine, admits the same spellings: its terminal is a regex that Python matches
+    leftmost-first, and an alternative that ends inside a longer spelling (``1e-0`` of ``1e-07``, for
+    ``maximum: 3``) must not end the number there (the SchemaStore ``crowdin.yml`` schema's ``escape_quotes``)."""
+    bounds = {k: float(v) for k, v in (("exclusiveMinimum" if lo_ex else "minimum", lo),
+                                       ("exclusiveMaximum" if hi_ex else "maximum", hi)) if v is not None}
+    lo_, hi_ = (None if b is None else Decimal(repr(float(b))) for b in (lo, hi))
+    if lo_ is not None and hi_ is not None and (lo_ > hi_ or (lo_ == hi_ and (lo_ex or hi_ex))):
+        return
+    tools = [tool("f", {"type": "object", "properties": {"x": {"type": "number", **bounds}}, "required": ["x"]})]
+    bundle = compile("hermes", tools, dialect="lark", tool_choice="required")
+    for d in samples + [b for b in (lo_, hi_) if b is not None and b != 0]:
+        ok = inside(d, lo_, lo_ex, hi_, hi_ex)
+        for text in {format(d, "f"), scientific(d, upper, plus, width, pad)} if d != 0 else {format(d, "f")}:
+            call = '<tool_call>\n{"name": "f", "arguments": {"x": ' + text + "}}\n</tool_call>"
+            assert engine_results(bundle, call)["lark"][0] == ok, (bounds, text)
 
 
 # json.dumps's spellings of floats, each with the bounds it lies within or outside of
