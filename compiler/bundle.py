@@ -13,7 +13,7 @@ from .build import GrammarBuilder
 from .dialects import DIALECTS
 from .ir import Grammar
 from .options import Options, resolve
-from .regex import trim_shared
+from .regex import shared_parts
 from .schema import Tool, load_tools
 
 LLAMA_TRIGGER_TYPES = {"word": 1, "pattern": 2, "pattern_full": 3}
@@ -56,9 +56,9 @@ class Bundle:
 
 def build_ir(spec: FormatSpec, tools: list[Tool], options: Options, lazy: bool) -> tuple[Grammar, list[dict[str, str]]]:
     """The IR for the options; ``lazy`` builds the from-the-trigger grammar of GBNF ``auto``."""
-    trim_shared()  # (between grammars: the tables that share equal parts stay whole while one is built)
-    builder = GrammarBuilder(spec, options, tools)
-    return builder.build("lazy" if lazy else "full"), builder.relaxed
+    with shared_parts():  # (equal parts are one object within this grammar, never with another's)
+        builder = GrammarBuilder(spec, options, tools)
+        return builder.build("lazy" if lazy else "full"), builder.relaxed
 
 
 def compile(  # noqa: A001 - the public name is SPEC's

@@ -9,7 +9,9 @@ else by spelling out a few choices and trying again, within a budget of tries (:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import NamedTuple
 
 from ..errors import UnsupportedSchemaError
@@ -49,18 +51,21 @@ MAX_LENGTH_BRANCHES = 64
 MAX_LENGTH_TRIES = 24
 
 
-#: the parts every meet wrote, each one object: two meets' equal parts (a schema's patterns under different
-#: lengths share their halves) then compare by identity, where distinct copies of a halved meet compared node by
-#: node, in time exponential in its depth (AWS::Pipes::Pipe: past 60 s); emptied past :data:`MAX_CANON` entries
-#: between two grammars (:func:`trim_parts`), never while one is built (it would compare its parts so again)
-_CANON: dict[Expr, Expr] = {}
-MAX_CANON = 200_000
+#: the parts every meet of one grammar wrote, each one object: two meets' equal parts (a schema's patterns under
+#: different lengths share their halves) then compare by identity, where distinct copies of a halved meet compared
+#: node by node, in time exponential in their depth (AWS::Pipes::Pipe: past 60 s).  One table per grammar
+#: (:func:`canonical_parts`, entered by ``regex.shared_parts``): an earlier grammar's equal parts are other objects
+_CANON: ContextVar[dict[Expr, Expr] | None] = ContextVar("toolgram_canon", default=None)
 
 
-def trim_parts() -> None:
-    """Empty the table of shared parts if it is past :data:`MAX_CANON` (call between two grammars)."""
-    if len(_CANON) > MAX_CANON:
-        _CANON.clear()
+@contextmanager
+def canonical_parts() -> Iterator[None]:
+    """A fresh table of shared parts (:data:`_CANON`) for the meets made inside."""
+    token = _CANON.set({})
+    try:
+        yield
+    finally:
+        _CANON.reset(token)
 
 
 class _Tries:
@@ -260,16 +265,20 @@ def _counted_dfa(e: Expr, lo: int, hi: int | None) -> _Counted | None:
     every word reads once, so an ARN pattern's literals and ``\\d{12}`` cost no states, and the lengths are the
     variable parts' (the runs' total taken off).  A step is one character after the marks before it
     (:func:`_weighted`).  None past the caps (the caller refuses the pattern).  Equal parts are one object with those
-    any meet wrote before (:data:`_CANON`)."""
+    any meet of the same grammar wrote before (:data:`_CANON`)."""
     marked, marks, fixed = _marked(e)
     dfa = small_dfa(marked, MAX_COUNTED_STATES, MAX_COUNTED_BUILT)
     if dfa is None:
         return None
+    canon = _CANON.get()
+    if canon is None:  # (outside a grammar's build: parts are shared within this meet only)
+        canon = {}
+
     def one(x: Expr) -> Expr:
         """``x``, or the equal part made before it: equal parts are one object, so comparing two (in
         ``alt``'s de-duplication, in :func:`spell`'s memo) stops at their children's identity, where
         equal copies were compared all the way down (seconds at 7 states and ``maxLength: 4096``)."""
-        return _CANON.setdefault(x, x)
+        return canon.setdefault(x, x)
 
     moves, finals = _weighted(*dfa, marks, one)
     lo = max(lo - fixed, 0)

@@ -152,6 +152,51 @@ def test_a_deeply_nested_key_pattern_compiles(dialect: str) -> None:
             calls = parse_strict("hermes", text, tools, tool_choice="required")["tool_calls"] or []
             assert [json.loads(c["function"]["arguments"]) for c in calls] == ([args] if ok else []), key
 
+#: patterns under lengths: their meets and spellings fill the tables of shared parts (``regex.shared_parts``)
+ARN = "^arn:[\\w+=/,.@-]+:[\\w+=/,.@-]+:([\\w+=/,.@-]*)?:[0-9]+:[\\w+=/,.@-]+(:[\\w+=/,.@-]+)?$"
+SHARED_PARTS = [params({"a": {"type": "string", "pattern": ARN, "minLength": 20, "maxLength": n},
+                        "k": {"type": "object", "patternProperties": {f"^[a-z]{{1,{n // 8}}}$": {"type": "integer"}}}})
+                for n in (256, 512, 1024, 2048)]
+
+
+def test_no_table_of_shared_parts_outlives_its_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Equal parts are one object within a grammar only: a table kept from an earlier grammar holds parts equal to
+    the new grammar's but not the same objects, and one look-up compared them node by node (30 s for a CloudFormation
+    schema after the corpus before it, 0.3 s alone)."""
+    from toolgram.compiler import bundle as bundle_module
+    from toolgram.compiler import lengths, regex
+
+    seen: list[tuple[object, object]] = []
+    build = bundle_module.GrammarBuilder.build
+
+    def noting(self: Any, *args: Any) -> Any:
+        out = build(self, *args)
+        seen.append((regex._SPELLED.get(), lengths._CANON.get()))
+        return out
+
+    monkeypatch.setattr(bundle_module.GrammarBuilder, "build", noting)
+    for schema in SHARED_PARTS:
+        compile("hermes", [tool("t", schema)], dialect="ebnf")
+    assert len(seen) == len(SHARED_PARTS)
+    for spelled, canon in seen:
+        assert spelled and canon  # (the schemas do fill both tables)
+    assert len({id(t) for pair in seen for t in pair}) == 2 * len(seen)  # a fresh pair per grammar
+    assert regex._SPELLED.get() is None and lengths._CANON.get() is None
+
+
+def test_grammars_built_at_once_in_threads_are_the_serial_ones() -> None:
+    """The tables of shared parts belong to a context: a server compiling in several threads at once (``toolgram
+    serve --engine batch``) writes the grammars one thread writes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def build(schema: dict[str, Any]) -> str:
+        return compile("hermes", [tool("t", schema)], dialect="gbnf", tool_choice="required").grammar
+
+    serial = [build(s) for s in SHARED_PARTS]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(build, SHARED_PARTS * 2)) == serial * 2
+
+
 @pytest.mark.parametrize(("keyword", "relaxed"), [
     ({"not": {"pattern": "^(a)\\1"}}, ["not"]), ({"if": {"pattern": "^(a)\\1"}, "then": {"maxLength": 3}}, ["if"]),
     ({"$dynamicRef": "#meta"}, ["$dynamicRef"]), ({"type": ["string", "foo"]}, None)])
