@@ -116,9 +116,9 @@ def compile(  # noqa: A001 - the public name is SPEC's
         try:
             ir, relaxed = build_ir(spec, tool_list, opts, lazy)
             bundle.grammar = d.emit(spec, tool_list, opts, ir)
-        except RecursionError:  # (nesting past 128 levels is refused where it is read; a $ref chain is not)
-            raise UnsupportedSchemaError("the tools' schemas are too deep to compile: a chain of $ref with "
-                                         "sibling keywords, or of allOf, past Python's recursion limit", "$") from None
+        except RecursionError:  # (the schemas' nesting and their meets' are bounded where they are read: a guard)
+            raise UnsupportedSchemaError("the tools' schemas are too deep to compile: the build passed Python's "
+                                         "recursion limit", "$") from None
         bundle.ir = ir
         bundle.relaxed = relaxed
         if d.parser_kind is not None:

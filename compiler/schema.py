@@ -64,6 +64,18 @@ def space_char(text: str) -> str | None:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def deeper_than(doc: Any, limit: int) -> bool:
+    """Whether ``doc`` nests more than ``limit`` JSON objects and arrays deep (iterative: any depth is safe)."""
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node))
+    return False
+
+
 def _sound(doc: Any) -> bool:
     """:func:`check_document`'s checks without building paths (the common case: nothing to report)."""
     search = _SURROGATE.search
@@ -186,7 +198,11 @@ class SchemaContext:
                 "(pass permissive=True / --permissive to ignore it)",
                 f"{path}.{keyword}",
             )
-        entry = {"path": f"{path}.{keyword}", "feature": keyword}
+        self.relax(f"{path}.{keyword}", keyword)
+
+    def relax(self, path: str, feature: str) -> None:
+        """Record ``feature`` at ``path`` as relaxed (permissive: the grammar there is a superset)."""
+        entry = {"path": path, "feature": feature}
         if entry not in self.relaxed:  # (a schema met again after its allOf is read twice)
             self.relaxed.append(entry)
 

@@ -54,10 +54,12 @@ from .regex import (
 from .schema import (
     ALSO_PATTERNS,
     CONDITIONS,
+    MAX_SCHEMA_DEPTH,
     NOT_MULTIPLES,
     NOT_PATTERNS,
     TYPES,
     SchemaContext,
+    deeper_than,
     flatten,
     forbids,
     may_overlap,
@@ -87,6 +89,19 @@ MAX_MULTIPLES = 1_000
 CANNOT = -1
 #: Most member states of one object (``minProperties``/``maxProperties``/``dependentRequired`` expansion).
 MAX_OBJECT_STATES = 4000
+#: Most ``$ref``s met with keywords beside them (``{"$ref": …, "type": …}``, or an ``allOf`` that follows one) whose
+#: rules are being built one inside another: each such meet is a rule of its own (memoized by the reference *and*
+#: the keywords), so a schema whose meets gather new keywords at every level (JetBrains Web-Types: ``oneOf``
+#: branches met with their outer ``type``, through definitions that are ``oneOf``s of each other) never meets one it
+#: built before.  Past this depth: refused, naming the path (permissive: the target alone, a superset, the keywords
+#: beside it listed under ``relaxed``), where Python's recursion limit ended the build with no path at ~90 levels.
+MAX_MET_REFS = 24
+#: Most values built one inside another (``properties`` in ``properties``, a ``$ref``'s rule inside another's): the
+#: real-world corpora reach 37 (SchemaStore, CloudFormation).  Deeper, the meets of a schema's keywords keep making
+#: new schemas that reach no rule built before (a ``$ref`` met with ``properties`` that name the same ``$ref``):
+#: refused, naming the path (permissive: any value there, listed under ``relaxed``), where Python's recursion limit
+#: ended the build with no path.
+MAX_VALUE_DEPTH = 96
 #: ``any_order``: objects of at most this many members take them in any order (a rule per set of members
 #: written: 2**n); larger ones keep the ``properties`` order (llama.cpp permutes at most 6 required arguments)
 MAX_ANY_ORDER = 6
@@ -198,6 +213,10 @@ class ValueBuilder:
         self._refs: dict[str, Ref] = {}
         #: $refs being built with no value text read since (a cycle back to one is left recursion)
         self._head: set[str] = set()
+        #: ``$ref`` rules met with sibling keywords being built, one inside another (:data:`MAX_MET_REFS`)
+        self._met_depth = 0
+        #: values being built, one inside another (:data:`MAX_VALUE_DEPTH`)
+        self._depth = 0
 
     # -- punctuation -------------------------------------------------------------------------
     def punct(self, text: str) -> Expr:
@@ -730,6 +749,21 @@ class ValueBuilder:
     # -- dispatch ------------------------------------------------------------------------------
     def value(self, schema: Any, path: str, hint: str) -> Expr:
         """The grammar of one value valid under ``schema``."""
+        if self._depth >= MAX_VALUE_DEPTH:
+            if not self.ctx.permissive:
+                raise UnsupportedSchemaError(
+                    f"the schema's values nest more than {MAX_VALUE_DEPTH} deep here: its keywords' meets make new "
+                    "schemas at every level, reaching no rule built before (pass permissive=True / --permissive to "
+                    "take any value there)", path)
+            self.ctx.relax(path, "depth")
+            return self.any_value()
+        self._depth += 1
+        try:
+            return self._value(schema, path, hint)
+        finally:
+            self._depth -= 1
+
+    def _value(self, schema: Any, path: str, hint: str) -> Expr:
         if schema is True or schema == {}:
             return self.any_value()
         if schema is False:
@@ -746,6 +780,8 @@ class ValueBuilder:
                 return self.value(merge_all_of(schema, path, self.ctx), path, hint)
             # an allOf that follows a $ref may lead back to itself (a recursive definition with a description
             # beside it): a rule, memoized as a $ref with siblings is
+            if self._met_depth >= MAX_MET_REFS or deeper_than(schema, MAX_SCHEMA_DEPTH):
+                return self._met_too_deep(ref, [k for k in schema if not annotation(k)], path)
             key = f"{ref} allOf {json.dumps(schema, sort_keys=True, default=repr)}"
             return self._rule(key, ref, path, lambda name: self.value(merge_all_of(schema, path, self.ctx),
                                                                       path, name))
@@ -880,6 +916,8 @@ class ValueBuilder:
         key = ref if not siblings else f"{ref} {json.dumps(siblings, sort_keys=True, default=repr)}"
         if key in self._refs:  # built, or being built (a left recursion is refused there)
             return self._rule(key, ref, path, lambda _: EMPTY)
+        if siblings and (self._met_depth >= MAX_MET_REFS or deeper_than(siblings, MAX_SCHEMA_DEPTH)):
+            return self._met_too_deep(ref, list(siblings), path)
         if siblings:
             target, tpath = merge_all_of(schema, path, self.ctx), path
         else:
@@ -891,6 +929,19 @@ class ValueBuilder:
             chain.add(target["$ref"])
             target, tpath = self.ctx.resolve(target["$ref"], f"{path}.$ref")
         return self._rule(key, ref, path, lambda name: self.value(target, tpath, name))
+
+    def _met_too_deep(self, ref: str, keywords: list[str], path: str) -> Expr:
+        """A ``$ref`` met with ``keywords`` past :data:`MAX_MET_REFS` meets deep, or with keywords nested deeper than an
+        input schema may be (each meet nesting the last one's ``allOf`` deeper): refused, or (permissive) its target
+        alone, every keyword beside it relaxed."""
+        if not self.ctx.permissive:
+            raise UnsupportedSchemaError(
+                f"$ref {ref!r} is met with the keywords beside it ({', '.join(keywords)}) inside {self._met_depth} "
+                "other such meets, each a rule of its own: the meets do not close (pass permissive=True / "
+                "--permissive to drop the keywords beside the deepest ones)", f"{path}.$ref")
+        for keyword in keywords:
+            self.ctx.unsupported(keyword, path)
+        return self._ref({"$ref": ref}, path)
 
     def _rule(self, key: str, ref: str, path: str, build: Callable[[str], Expr]) -> Ref:
         """The rule of a schema reached by ``ref`` (memoized by ``key``: the reference, and the keywords met
@@ -904,6 +955,8 @@ class ValueBuilder:
         name = self.g.reserve(f"{self.prefix}-{ref.rsplit('/', 1)[-1] or 'root'}")
         self._refs[key] = Ref(name)
         self._head.add(key)
+        met = key != ref  # (a target met with keywords beside it: :data:`MAX_MET_REFS`)
+        self._met_depth += met
         try:
             self.g.rules[name] = build(name)
         except BaseException:
@@ -911,6 +964,7 @@ class ValueBuilder:
             raise
         finally:
             self._head.discard(key)
+            self._met_depth -= met
         return Ref(name)
 
     def _t_string(self, schema: dict[str, Any], path: str, hint: str) -> Expr:

@@ -130,6 +130,40 @@ def test_a_chain_past_the_recursion_limit_is_an_error() -> None:
     assert isinstance(err, UnsupportedSchemaError)
 
 
+#: meets that never close: each level meets ``N`` with keywords that name ``N`` again, so every level is a new schema
+#: (``MET_REFS``: a ``$ref`` beside ``properties``, whose ``allOf`` nests one deeper per level; ``MET_VALUES``: nested
+#: ``properties`` met into the target's, one level deeper each time).  Both passed Python's recursion limit, refused
+#: at "$" with no path; a chain like JetBrains Web-Types' (SchemaStore) was refused even under ``--permissive``.
+MET_REFS = params({"a": {"$ref": "#/$defs/N"}}, **{"$defs": {"N": params(
+    {"next": {"$ref": "#/$defs/N", "properties": {"next": {"$ref": "#/$defs/N"}}}, "n": {"type": "integer"}})}})
+MET_VALUES = params({"a": {"$ref": "#/$defs/N"}}, **{"$defs": {"N": params(
+    {"next": {"$ref": "#/$defs/N", "properties": {"next": {"properties": {"next": {"type": "object"}}}}},
+     "n": {"type": "integer"}})}})
+
+
+@pytest.mark.parametrize(("schema", "match", "feature"), [
+    (MET_REFS, "the meets do not close", "allOf"), (MET_VALUES, "nest more than 96 deep", "depth")])
+def test_meets_that_never_close_name_their_path(schema: dict[str, Any], match: str, feature: str) -> None:
+    """Strict: an UnsupportedSchemaError at the level where the meets stopped (under ``$defs.N.properties.next``);
+    permissive: a grammar, that level relaxed (a superset), every level above it enforced in every dialect."""
+    tools = [tool("t", schema)]
+    err = one_line_error("hermes", tools, "ebnf", match)
+    assert isinstance(err, UnsupportedSchemaError) and ".$defs.N.properties.next.properties.next" in err.path
+    deep: dict[str, Any] = {"n": 1}
+    for _ in range(120):
+        deep = {"next": deep, "n": 1}
+    for dialect in DIALECTS:
+        bundle = compile("hermes", tools, dialect=dialect, tool_choice="required", permissive=True)
+        assert {r["feature"] for r in bundle.relaxed} == {feature}, bundle.relaxed
+        for args, ok in (({"a": deep}, True), ({"a": {"next": {"next": {"n": "x"}}}}, False),
+                         ({"a": {"next": {"n": 1.5}}}, False)):
+            text = render_calls("hermes", [("t", args)])
+            assert [got for got, _ in engine_results(bundle, text).values()] == [ok], (dialect, args)
+    calls = parse_strict("hermes", render_calls("hermes", [("t", {"a": deep})]), tools, tool_choice="required",
+                         permissive=True)["tool_calls"]
+    assert calls and json.loads(calls[0]["function"]["arguments"]) == {"a": deep}
+
+
 #: the Serverless Framework schema's ``Fn::Sub`` (SchemaStore): a key of up to 255 characters, from its DFA, is an
 #: expression 500 levels deep; grammar walks that recursed per level passed Python's recursion limit
 COUNTED_KEY = params({"Fn::Sub": {"type": "array", "minItems": 1, "items": [{"type": "string"}, {
