@@ -32,6 +32,9 @@ _ID_DRAFTS = ("draft-03", "draft-04")
 _OVERRIDING_DRAFTS = (*_ID_DRAFTS, "draft-06", "draft-07")
 #: the siblings an overriding ``$ref`` keeps besides annotations: they hold schemas a pointer may name
 _HOLDERS = frozenset({"$ref", "definitions", "$defs"})
+#: members whose value maps names to schemas: the map is no schema itself, so a property named ``$ref``, ``$id``
+#: or ``enum`` is a name there (the draft 7 meta-schema declares all three), and every value is a schema
+_MAPS = frozenset({"properties", "patternProperties", "definitions", "$defs", "dependentSchemas", "dependencies"})
 
 
 def _declares(root: dict[str, Any], drafts: tuple[str, ...]) -> bool:
@@ -71,6 +74,20 @@ def _inner_base(node: dict[str, Any], base: str, legacy: bool, overriding: bool 
     return urldefrag(urljoin(base, ident))[0] if ident is not None and not ident.startswith("#") else base
 
 
+def _members(node: dict[str, Any]) -> Iterator[tuple[Any, list[str]]]:
+    """The members of schema ``node`` that may hold schemas, each with its path's parts below ``node``: a name
+    map's values (:data:`_MAPS`), and every other member but data (:data:`_DATA`), which may be a schema, a list of
+    them, or any object a pointer names (``#/components/schemas/Pet``)."""
+    for k, v in node.items():
+        if k in _DATA:
+            continue
+        if k in _MAPS and isinstance(v, dict):
+            for name, sub in v.items():
+                yield sub, [k, name]
+        else:
+            yield v, [k]
+
+
 def _schemas(root: dict[str, Any], legacy: bool,
              overriding: bool = False) -> Iterator[tuple[dict[str, Any], str, list[str]]]:
     """Every object in ``root`` outside data members (:data:`_DATA`), with its base URI (its own ``$id`` resolved
@@ -85,7 +102,7 @@ def _schemas(root: dict[str, Any], legacy: bool,
             continue
         base = _inner_base(node, base, legacy, overriding)
         yield node, base, parts
-        stack += [(v, base, [*parts, k]) for k, v in reversed(node.items()) if k not in _DATA]
+        stack += [(v, base, [*parts, *below]) for v, below in reversed(list(_members(node)))]
 
 
 def _index(root: dict[str, Any], legacy: bool, overriding: bool) -> dict[str, list[str]]:
@@ -144,7 +161,8 @@ def local_refs(root: dict[str, Any]) -> dict[str, Any]:
         base = _inner_base(node, base, legacy, overriding)
         if overriding and "$ref" in node:
             node = {k: v for k, v in node.items() if k in _HOLDERS or annotation(k)}
-        out = {k: v if k in _DATA else rewrite(v, base) for k, v in node.items()}
+        out = {k: v if k in _DATA else {name: rewrite(sub, base) for name, sub in v.items()}
+               if k in _MAPS and isinstance(v, dict) else rewrite(v, base) for k, v in node.items()}
         if isinstance(node.get("$ref"), str):
             out["$ref"] = target(node["$ref"], base) or node["$ref"]
         return out

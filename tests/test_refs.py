@@ -170,6 +170,35 @@ def test_an_overriding_ref_keeps_the_definitions_beside_it() -> None:
     assert args["properties"]["x"]["$ref"] == args["properties"]["z"]["$ref"] == "#/definitions/t"
 
 
+#: a draft 7 document whose properties are named like keywords, as the draft 7 meta-schema's are: ``$ref``, ``$id``,
+#: ``enum`` and ``default`` are names in ``properties``, each a schema of its own; ``#pos`` is a draft 7 anchor
+KEYWORD_NAMES = {
+    "$schema": "http://json-schema.org/draft-07/schema#", "$id": "https://example.com/meta.json", "type": "object",
+    "definitions": {"pos": {"$id": "#pos", "type": "integer", "minimum": 1}},
+    "properties": {"$ref": {"type": "string"}, "$id": {"type": "string", "maxLength": 3},
+                   "enum": {"$ref": "#pos"}, "default": {"$ref": "#pos"}, "n": {"type": "integer"}}}
+
+
+@pytest.mark.parametrize("dialect", ["lark", "ebnf", "gbnf"])
+def test_properties_named_like_keywords_are_names(dialect: str) -> None:
+    """A ``properties`` map is no schema: its ``$ref`` member did not make the map an overriding ``$ref`` (which
+    dropped every member not named like an annotation: ``enum``, ``n``, and the draft 7 meta-schema's
+    ``multipleOf`` to ``not``), and the members named like data (``enum``, ``default``) are schemas whose
+    references resolve."""
+    tools = [tool("f", KEYWORD_NAMES)]
+    props = local_refs(KEYWORD_NAMES)["properties"]
+    assert list(props) == ["$ref", "$id", "enum", "default", "n"]
+    assert props["enum"]["$ref"] == props["default"]["$ref"] == "#/definitions/pos"
+    bundle = compile("hermes", tools, dialect=dialect, tool_choice="required")
+    for args, ok in [({"$ref": "x", "$id": "abc", "enum": 2, "default": 1, "n": -4}, True), ({"n": 1.5}, False),
+                     ({"enum": 0}, False), ({"default": 0}, False), ({"$id": "abcd"}, False)]:
+        text = render_calls("hermes", [("f", args)])
+        assert [v for v, _ in engine_results(bundle, text).values()] == [ok], args
+        if dialect == "lark":
+            calls = parse_strict("hermes", text, tools, tool_choice="required")["tool_calls"]
+            assert bool(calls) == ok, args
+
+
 NODE = {"type": "object", "properties": {"v": {"type": "integer"}, "next": {
     # a recursive definition reached through allOf, with only a description beside it (SchemaStore's style)
     "allOf": [{"$ref": "#/$defs/node"}, {"description": "the next node"}]}}}
