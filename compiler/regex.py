@@ -70,17 +70,25 @@ def pattern_to_ir(
     try:
         if length == (0, None):
             return _pattern_ir(pattern, char)
-        return _restricted(pattern, char, length)
+        out = _restricted(pattern, char, length)
     except UnsupportedSchemaError as exc:
         raise UnsupportedSchemaError(exc.message, path) from None
+    if isinstance(out, UnsupportedSchemaError):
+        raise UnsupportedSchemaError(out.message, path)
+    return out
 
 
 @lru_cache(maxsize=256)
-def _restricted(pattern: str, char: Char, length: tuple[int, int | None]) -> Expr:
+def _restricted(pattern: str, char: Char, length: tuple[int, int | None]) -> Expr | UnsupportedSchemaError:
     """:func:`pattern_to_ir` with lengths, built once per pattern, spelling and lengths: a schema that uses one
     pattern in many places then holds one expression, and comparing the places' rules (the grammar's interning)
-    stops at its identity, where two equal copies of a halved meet were compared all the way down (minutes)."""
-    decoded = restrict_length(_pattern_ir(pattern, decoded_char), length[0], length[1], pattern)
+    stops at its identity, where two equal copies of a halved meet were compared all the way down (minutes).  A
+    refusal is returned, and so kept, too: the tries before it cost up to a second, and a pattern under lengths in
+    each branch of an ``anyOf`` (CloudFormation's AWS::EventsV2::Subscriber: 128 of them) paid them in each."""
+    try:
+        decoded = restrict_length(_pattern_ir(pattern, decoded_char), length[0], length[1], pattern)
+    except UnsupportedSchemaError as exc:
+        return exc
     if decoded is None:
         raise UnsupportedSchemaError(f"no string of length {length[0]}..{length[1]} matches pattern {pattern!r}")
     return spell(decoded, char)
@@ -126,14 +134,51 @@ def patterns_to_ir(
     length: tuple[int, int | None] = (0, None), excluded: tuple[str, ...] = (),
 ) -> Expr:
     """The strings matching every one of ``patterns`` (a ``format``'s and a ``pattern``) and none of ``excluded``,
-    of ``length`` characters (restricted on the last pattern, as :func:`pattern_to_ir` does; with none, on the
-    result): the product of their automata, written back as one unambiguous expression.
+    of ``length`` characters (:func:`_patterns_met`): the product of their automata, written back as one
+    unambiguous expression.
     :class:`UnsupportedSchemaError` at ``path`` past :data:`MAX_MEET_STATES` / :data:`MAX_MEET_NODES`;
     :class:`~toolgram.errors.EmptySchemaError` when no string matches them all."""
+    out = _patterns_ir(patterns, char, length, excluded)
+    if isinstance(out, (UnsupportedSchemaError, EmptySchemaError)):
+        raise type(out)(out.message, path)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _patterns_ir(patterns: tuple[str, ...], char: Char, length: tuple[int, int | None],
+                 excluded: tuple[str, ...]) -> Expr | UnsupportedSchemaError | EmptySchemaError:
+    """:func:`patterns_to_ir`, built once per meet, spelling and lengths; a refusal is returned, and so kept, too
+    (the products before it cost up to a second, and CloudFormation's AWS::EventsV2::Subscriber asks for the same
+    meet in 128 ``anyOf`` branches)."""
+    try:
+        return _patterns_met(patterns, char, length, excluded)
+    except (UnsupportedSchemaError, EmptySchemaError) as exc:
+        return exc
+
+
+def _patterns_met(patterns: tuple[str, ...], char: Char, length: tuple[int, int | None],
+                  excluded: tuple[str, ...]) -> Expr:
+    """The meet first, its lengths after; where lengths cannot be written on the meet's expression (the automaton's,
+    written back), on the last pattern's own shape first.  Meeting first is the cheap order: the prefixes that
+    ``if``/``then`` tests put beside an ARN pattern (``^arn:``, ``^arn:[^:]*:lambda:``) meet in a few states, and
+    ``maxLength: 1600`` is then one count, where the last pattern under its lengths was a large expression whose
+    products passed the caps (all 131 such meets of the CloudFormation corpus were refused, 20 s; now 128 written,
+    1 s)."""
+    if length != (0, None) and patterns:
+        try:
+            return _patterns_met_in(patterns, char, length, excluded, lengths_first=False)
+        except UnsupportedSchemaError:
+            pass
+    return _patterns_met_in(patterns, char, length, excluded, lengths_first=True)
+
+
+def _patterns_met_in(patterns: tuple[str, ...], char: Char, length: tuple[int, int | None],
+                     excluded: tuple[str, ...], lengths_first: bool) -> Expr:
+    path = ""
     shown = [*patterns, *(f"not {x}" for x in excluded)]
     try:
         decoded = [_pattern_ir(p, decoded_char) for p in patterns] or [_ANY_TEXT]
-        if length != (0, None) and patterns:
+        if length != (0, None) and patterns and lengths_first:
             last = restrict_length(decoded[-1], length[0], length[1], patterns[-1])
             if last is None:
                 raise EmptySchemaError(f"no string of length {length[0]}..{length[1]} matches {patterns[-1]!r}", path)
@@ -143,7 +188,7 @@ def patterns_to_ir(
             met = intersection(met, d, max_states=MAX_MEET_STATES, max_nodes=MAX_MEET_NODES)
         for x in excluded:
             met = _meet(met, _pattern_ir(x, decoded_char), True, x, path)
-        if length != (0, None) and not patterns:
+        if length != (0, None) and not (patterns and lengths_first):
             met = restrict_length(met, length[0], length[1], " and ".join(shown))
             if met is None:
                 raise EmptySchemaError(f"no string of length {length[0]}..{length[1]} matches {shown!r}", path)

@@ -423,3 +423,46 @@ def test_meets_of_many_patterns_share_their_halves() -> None:
     compile("hermes", [{"name": "f", "parameters": {"type": "object", "properties": props}}], dialect="ebnf",
             tool_choice="required")
     assert time.process_time() - start < 30
+
+
+#: (patterns, minLength, maxLength): ``allOf`` meets of several patterns under lengths.  The meet is made first and
+#: the lengths counted on it; the prefixes ``if``/``then`` tests put beside a pattern (CloudFormation's
+#: AWS::EventsV2::Subscriber: ``^arn:`` with ``^arn:[^:]*:lambda:`` under ``maxLength: 1600``) were refused when the
+#: last pattern was restricted first (its halved expression passed the product's caps)
+MEETS = [(("^a", "^a[^x]*x"), 1, 7), (("^a", "^a[^x]*xb", "b"), 2, 8), (("a", "b$"), 0, 5), (("^[ab]+$", "ab"), 3, 6),
+         (("^a", "^a x"), 1, None), (("^(ab|x)+$", "x"), 0, 8)]
+
+
+@pytest.mark.parametrize(("patterns", "lo", "hi"), MEETS)
+def test_meets_of_patterns_under_lengths_are_exact(patterns: tuple[str, ...], lo: int, hi: int | None) -> None:
+    """Against Python's ``re`` and the lengths, over every string of ``' '``, ``a``, ``b`` and ``x`` up to 8
+    characters."""
+    import itertools
+    import re
+
+    from toolgram.compiler.dfa import dfa_regex
+    from toolgram.compiler.regex import patterns_to_ir
+
+    rx = re.compile(dfa_regex(patterns_to_ir(patterns, decoded_char, "$", (lo, hi))))
+    for n in range(9):
+        for chars in itertools.product(" abx", repeat=n):
+            s = "".join(chars)
+            want = all(re.search(p, s) for p in patterns) and lo <= n and (hi is None or n <= hi)
+            assert bool(rx.fullmatch(s)) == want, (patterns, lo, hi, s)
+
+
+@pytest.mark.parametrize("dialect", ["lark", "ebnf", "gbnf"])
+def test_prefix_meets_under_a_long_length_compile_strictly(dialect: str) -> None:
+    """The Subscriber's shape, strict: the meet holds both prefixes and the bound, in the engines and the strict
+    parser alike."""
+    schema = {"type": "object", "properties": {"arn": {"type": "string", "minLength": 1, "maxLength": 1600,
+                                                       "allOf": [{"pattern": "^arn:"},
+                                                                 {"pattern": "^arn:[^:]*:lambda:"}]}}}
+    tools = [{"type": "function", "function": {"name": "f", "parameters": schema}}]
+    bundle = compile("hermes", tools, dialect=dialect, tool_choice="required")
+    for value, ok in (("arn:aws:lambda:x", True), ("arn:aws:lambda:" + "y" * 1585, True),
+                      ("arn:aws:lambda:" + "y" * 1586, False), ("arn:aws:sqs:x", False), ("xarn:aws:lambda:", False)):
+        text = render_calls("hermes", [("f", {"arn": value})])
+        assert [v for v, _ in engine_results(bundle, text).values()] == [ok], (dialect, len(value))
+        if dialect == "lark":
+            assert bool(parse_strict("hermes", text, tools, tool_choice="required")["tool_calls"]) == ok
