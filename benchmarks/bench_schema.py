@@ -262,8 +262,10 @@ def corpus_scan(root: Path, limit_s: int = 60) -> None:
     print(f"{'mode':<12}{'compiled':>10}{'refused':>10}{'late':>6}{'p50 ms':>10}{'p90 ms':>10}{'max ms':>10}")
     reasons: collections.Counter[str] = collections.Counter()
     slow: list[str] = []
+    slowest: dict[str, list[tuple[float, str]]] = {}
     for permissive in (False, True):
         times, refused, over = [], 0, 0
+        named: list[tuple[float, str]] = []
         for name, schema in schemas.items():
             tools = [{"type": "function", "function": {"name": "f", "parameters": schema}}]
             signal.alarm(limit_s)
@@ -271,6 +273,7 @@ def corpus_scan(root: Path, limit_s: int = 60) -> None:
             try:
                 compile("hermes", tools, dialect="ebnf", tool_choice="required", permissive=permissive)
                 times.append((time.process_time() - t0) * 1000)
+                named.append((times[-1], name))
             except ToolgramError as exc:
                 refused += 1
                 if not permissive:
@@ -280,6 +283,7 @@ def corpus_scan(root: Path, limit_s: int = 60) -> None:
                 slow.append(f"{'permissive' if permissive else 'strict'}: {name}")
             finally:
                 signal.alarm(0)
+        slowest["permissive" if permissive else "strict"] = sorted(named, reverse=True)[:3]
         xs = sorted(times)
         print(f"{'permissive' if permissive else 'strict':<12}{len(xs):>10}{refused:>10}{over:>6}"
               f"{percentile(xs, 50) if xs else 0:>10.1f}{percentile(xs, 90) if xs else 0:>10.1f}"
@@ -287,6 +291,9 @@ def corpus_scan(root: Path, limit_s: int = 60) -> None:
     print("\nstrict refusals, commonest first:")
     for reason, n in reasons.most_common(8):
         print(f"{n:>6}  {reason}")
+    print("\nslowest compiles (ms, file):")
+    for mode, worst in slowest.items():
+        print(f"  {mode:<12}" + ", ".join(f"{ms:.0f} {name}" for ms, name in worst))
     if slow:
         print(f"\npast {limit_s} s: " + ", ".join(slow))
     machine_footer()
