@@ -237,8 +237,9 @@ def decoded_char(ranges: tuple[tuple[int, int], ...]) -> Expr:
 #: different lengths share halves) are one spelled object, which the grammar's interning and left factoring
 #: compare by identity rather than node by node.  One table per grammar (:func:`shared_parts`): a table kept from
 #: an earlier grammar holds parts *equal* to the new grammar's but not the same objects, and one look-up then
-#: compared them node by node, in time exponential in their depth (CloudFormation's AWS::WAFv2 schemas: 0.3 s
-#: alone, 30 s after the corpus before them)
+#: compared them node by node, in time exponential in their depth (CloudFormation's AWS::Cognito::UserPoolDomain and
+#: AWS::EntityResolution::MatchingWorkflow: 0.3 s alone, 30 s after the corpus before them).  The lru caches below
+#: keep spelled results across grammars; those are the same objects wherever they are used again
 _SPELLED: ContextVar[dict[Char, dict[Expr, Expr]] | None] = ContextVar("toolgram_spelled", default=None)
 
 
