@@ -264,28 +264,28 @@ def corpus_scan(root: Path, limit_s: int = 60) -> None:
     slow: list[str] = []
     slowest: dict[str, list[tuple[float, str]]] = {}
     for permissive in (False, True):
-        times, refused, over = [], 0, 0
-        named: list[tuple[float, str]] = []
+        mode = "permissive" if permissive else "strict"
+        named: list[tuple[float, str]] = []  # (ms, file) of each compile
+        refused, over = 0, 0
         for name, schema in schemas.items():
             tools = [{"type": "function", "function": {"name": "f", "parameters": schema}}]
             signal.alarm(limit_s)
             t0 = time.process_time()
             try:
                 compile("hermes", tools, dialect="ebnf", tool_choice="required", permissive=permissive)
-                times.append((time.process_time() - t0) * 1000)
-                named.append((times[-1], name))
+                named.append(((time.process_time() - t0) * 1000, name))
             except ToolgramError as exc:
                 refused += 1
                 if not permissive:
                     reasons[re.sub(r"(['\"]).{24,}?\1 ", "… ", exc.message)[:100]] += 1  # (long patterns cut)
             except Late:
                 over += 1
-                slow.append(f"{'permissive' if permissive else 'strict'}: {name}")
+                slow.append(f"{mode}: {name}")
             finally:
                 signal.alarm(0)
-        slowest["permissive" if permissive else "strict"] = sorted(named, reverse=True)[:3]
-        xs = sorted(times)
-        print(f"{'permissive' if permissive else 'strict':<12}{len(xs):>10}{refused:>10}{over:>6}"
+        slowest[mode] = sorted(named, reverse=True)[:3]
+        xs = sorted(ms for ms, _ in named)
+        print(f"{mode:<12}{len(xs):>10}{refused:>10}{over:>6}"
               f"{percentile(xs, 50) if xs else 0:>10.1f}{percentile(xs, 90) if xs else 0:>10.1f}"
               f"{xs[-1] if xs else 0:>10.0f}")
     print("\nstrict refusals, commonest first:")

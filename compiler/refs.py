@@ -161,8 +161,14 @@ def local_refs(root: dict[str, Any]) -> dict[str, Any]:
         base = _inner_base(node, base, legacy, overriding)
         if overriding and "$ref" in node:
             node = {k: v for k, v in node.items() if k in _HOLDERS or annotation(k)}
-        out = {k: v if k in _DATA else {name: rewrite(sub, base) for name, sub in v.items()}
-               if k in _MAPS and isinstance(v, dict) else rewrite(v, base) for k, v in node.items()}
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            if k in _DATA:
+                out[k] = v
+            elif k in _MAPS and isinstance(v, dict):  # (a map of names: each value a schema, :func:`_members`)
+                out[k] = {name: rewrite(sub, base) for name, sub in v.items()}
+            else:
+                out[k] = rewrite(v, base)
         if isinstance(node.get("$ref"), str):
             out["$ref"] = target(node["$ref"], base) or node["$ref"]
         return out

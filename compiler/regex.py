@@ -67,19 +67,27 @@ def pattern_to_ir(
     Built once per pattern and spelling (a format's call-id pattern recurs in every call)."""
     if isinstance(pattern, Patterns):
         return patterns_to_ir(pattern.all, char, path, length, pattern.none)
+    if length != (0, None):
+        return _at(_restricted(pattern, char, length), path)
     try:
-        if length == (0, None):
-            return _pattern_ir(pattern, char)
-        out = _restricted(pattern, char, length)
+        return _pattern_ir(pattern, char)
     except UnsupportedSchemaError as exc:
         raise UnsupportedSchemaError(exc.message, path) from None
-    if isinstance(out, UnsupportedSchemaError):
-        raise UnsupportedSchemaError(out.message, path)
+
+
+#: what the caches of meets keep where a meet is refused: the error without its path (:func:`_at` adds it)
+Refusal = UnsupportedSchemaError | EmptySchemaError
+
+
+def _at(out: Expr | Refusal, path: str) -> Expr:
+    """A cached meet, or its refusal raised at ``path``."""
+    if isinstance(out, (UnsupportedSchemaError, EmptySchemaError)):
+        raise type(out)(out.message, path)
     return out
 
 
 @lru_cache(maxsize=256)
-def _restricted(pattern: str, char: Char, length: tuple[int, int | None]) -> Expr | UnsupportedSchemaError:
+def _restricted(pattern: str, char: Char, length: tuple[int, int | None]) -> Expr | Refusal:
     """:func:`pattern_to_ir` with lengths, built once per pattern, spelling and lengths: a schema that uses one
     pattern in many places then holds one expression, and comparing the places' rules (the grammar's interning)
     stops at its identity, where two equal copies of a halved meet were compared all the way down (minutes).  A
@@ -90,7 +98,7 @@ def _restricted(pattern: str, char: Char, length: tuple[int, int | None]) -> Exp
     except UnsupportedSchemaError as exc:
         return exc
     if decoded is None:
-        raise UnsupportedSchemaError(f"no string of length {length[0]}..{length[1]} matches pattern {pattern!r}")
+        return UnsupportedSchemaError(f"no string of length {length[0]}..{length[1]} matches pattern {pattern!r}")
     return spell(decoded, char)
 
 
@@ -138,15 +146,12 @@ def patterns_to_ir(
     unambiguous expression.
     :class:`UnsupportedSchemaError` at ``path`` past :data:`MAX_MEET_STATES` / :data:`MAX_MEET_NODES`;
     :class:`~toolgram.errors.EmptySchemaError` when no string matches them all."""
-    out = _patterns_ir(patterns, char, length, excluded)
-    if isinstance(out, (UnsupportedSchemaError, EmptySchemaError)):
-        raise type(out)(out.message, path)
-    return out
+    return _at(_patterns_ir(patterns, char, length, excluded), path)
 
 
 @lru_cache(maxsize=256)
 def _patterns_ir(patterns: tuple[str, ...], char: Char, length: tuple[int, int | None],
-                 excluded: tuple[str, ...]) -> Expr | UnsupportedSchemaError | EmptySchemaError:
+                 excluded: tuple[str, ...]) -> Expr | Refusal:
     """:func:`patterns_to_ir`, built once per meet, spelling and lengths; a refusal is returned, and so kept, too
     (the products before it cost up to a second, and CloudFormation's AWS::EventsV2::Subscriber asks for the same
     meet in 128 ``anyOf`` branches)."""
@@ -174,30 +179,27 @@ def _patterns_met(patterns: tuple[str, ...], char: Char, length: tuple[int, int 
 
 def _patterns_met_in(patterns: tuple[str, ...], char: Char, length: tuple[int, int | None],
                      excluded: tuple[str, ...], lengths_first: bool) -> Expr:
-    path = ""
     shown = [*patterns, *(f"not {x}" for x in excluded)]
     try:
         decoded = [_pattern_ir(p, decoded_char) for p in patterns] or [_ANY_TEXT]
         if length != (0, None) and patterns and lengths_first:
             last = restrict_length(decoded[-1], length[0], length[1], patterns[-1])
             if last is None:
-                raise EmptySchemaError(f"no string of length {length[0]}..{length[1]} matches {patterns[-1]!r}", path)
+                raise EmptySchemaError(f"no string of length {length[0]}..{length[1]} matches {patterns[-1]!r}")
             decoded[-1] = last
         met = decoded[0]
         for d in decoded[1:]:
             met = intersection(met, d, max_states=MAX_MEET_STATES, max_nodes=MAX_MEET_NODES)
         for x in excluded:
-            met = _meet(met, _pattern_ir(x, decoded_char), True, x, path)
+            met = _meet(met, _pattern_ir(x, decoded_char), True, x, None)
         if length != (0, None) and not (patterns and lengths_first):
             met = restrict_length(met, length[0], length[1], " and ".join(shown))
             if met is None:
-                raise EmptySchemaError(f"no string of length {length[0]}..{length[1]} matches {shown!r}", path)
+                raise EmptySchemaError(f"no string of length {length[0]}..{length[1]} matches {shown!r}")
     except DfaLimit as exc:
-        raise UnsupportedSchemaError(f"the patterns {shown!r} together: {exc}", path) from None
-    except UnsupportedSchemaError as exc:
-        raise UnsupportedSchemaError(exc.message, path) from None
+        raise UnsupportedSchemaError(f"the patterns {shown!r} together: {exc}") from None
     if met == Chars(()):
-        raise EmptySchemaError(f"no string matches all of {shown!r}", path)
+        raise EmptySchemaError(f"no string matches all of {shown!r}")
     return spell(met, char)
 
 

@@ -911,12 +911,14 @@ class ValueBuilder:
         if not isinstance(ref, str):
             raise SchemaError("$ref must be a string", f"{path}.$ref")
         siblings = ref_siblings(schema)
+        if siblings and deeper_than(siblings, MAX_SCHEMA_DEPTH):  # (before json.dumps writes them into the key)
+            return self._met_too_deep(ref, list(siblings), path)
         # with sibling keywords a $ref means allOf [target, siblings]: a rule of its own, memoized
         # by the reference and the siblings (the target's rule stays as it is for its other uses)
         key = ref if not siblings else f"{ref} {json.dumps(siblings, sort_keys=True, default=repr)}"
         if key in self._refs:  # built, or being built (a left recursion is refused there)
             return self._rule(key, ref, path, lambda _: EMPTY)
-        if siblings and (self._met_depth >= MAX_MET_REFS or deeper_than(siblings, MAX_SCHEMA_DEPTH)):
+        if siblings and self._met_depth >= MAX_MET_REFS:
             return self._met_too_deep(ref, list(siblings), path)
         if siblings:
             target, tpath = merge_all_of(schema, path, self.ctx), path
