@@ -227,6 +227,12 @@ def opt(item: Expr) -> Expr:
     return Rep(item, 0, 1)
 
 
+def unbounded_chars(plain: Chars, escape: Expr) -> Expr:
+    """``(plain | escape)*`` written as ``plain* (escape plain*)*``: the same language, but the
+    engines' matchers (OpenVINO's xgrammar most of all) run the plain-character loop far faster."""
+    return seq(Rep(plain, 0, None), Rep(seq(escape, Rep(plain, 0, None)), 0, None))
+
+
 def up_to(item: Expr, n: int | None) -> Expr:
     """``item`` repeated at most ``n`` times (``None``: any number; ``0``: nothing)."""
     if n == 0:

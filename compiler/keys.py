@@ -25,7 +25,7 @@ from functools import lru_cache
 from ..errors import UnsupportedSchemaError
 from ..grammars.syntax import gemma_text, json_text, python_text
 from .dfa import DfaLimit, build_dfa, build_labeled_dfa, dfa_expr, intersection, run
-from .ir import EMPTY, Chars, Expr, Lit, Rep, Until, alt, opt, seq
+from .ir import EMPTY, Chars, Expr, Lit, Rep, Until, alt, opt, seq, unbounded_chars
 
 Trie = dict  # char -> Trie; the key "" marks a complete name (characters are never "")
 HEXDIGITS = "0123456789abcdef"
@@ -201,14 +201,14 @@ def python_key_spellings(names: tuple[str, ...], quote: str) -> tuple[Expr, ...]
 
 
 def _json_escaped() -> _Escaped:
-    from .values import JSON_ESC, JSON_PLAIN, unbounded_chars
+    from .values import JSON_ESC, JSON_PLAIN
 
     return _Escaped(JSON_PLAIN, json_text.SINGLE_ESCAPES, {json_text.HEX_ESCAPE[0]: json_text.HEX_ESCAPE[1]}, True,
                     unbounded_chars(JSON_PLAIN, JSON_ESC))
 
 
 def _python_escaped(quote: str) -> _Escaped:
-    from .values import _PY_ESC, py_plain, unbounded_chars
+    from .values import _PY_ESC, py_plain
 
     return _Escaped(py_plain(quote), python_text.SINGLE_ESCAPES, python_text.HEX_ESCAPES, False,
                     unbounded_chars(py_plain(quote), _PY_ESC))

@@ -22,7 +22,7 @@ from .conditional import expand, negation, pending
 from .dfa import DfaLimit, build_dfa
 from .exclusive import exclusive
 from .formats import format_pattern
-from .ir import ANY, EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq
+from .ir import ANY, EMPTY, Chars, Expr, Grammar, Lit, Ref, Rep, Token, Until, alt, named, opt, seq, unbounded_chars
 from .keys import (
     KeyClass,
     gemma_quoted_body,
@@ -75,12 +75,16 @@ from .schema import (
 Syntax = Literal["json", "python", "gemma"]
 T = TypeVar("T")
 
+#: Largest count xgrammar holds: it counts in 32 bits (``{0,2147483648}`` is refused, ``{0,4294967296}`` wraps to
+#: none, in xgrammar 0.2.9 and OpenVINO's older xgrammar alike).  ``maxLength: 2147483647`` is the "no limit" of
+#: many OpenAPI and CloudFormation schemas.
+INT32_MAX = 2**31 - 1
 #: Largest ``minLength``/``maxLength`` a grammar carries: xgrammar and Lark's regexes count natively;
-#: GBNF writes long repetitions as chunks of at most 1,000 (llama.cpp's own expansion ignores bounds
-#: above 2,000: ``[a-z]{0,5000}`` accepts 5,001 characters in llama-cpp-python 0.3.36).
-MAX_LENGTH = 100_000
+#: GBNF writes long repetitions as chunks of at most 1,000, chunks of chunks past 2,000,000 (llama.cpp's own
+#: expansion ignores bounds above 2,000: ``[a-z]{0,5000}`` accepts 5,001 characters in llama-cpp-python 0.3.36).
+MAX_LENGTH = INT32_MAX
 #: Largest ``minItems``/``maxItems`` (arrays repeat a whole value rule; the same forms as strings).
-MAX_ITEMS = 10_000
+MAX_ITEMS = INT32_MAX
 #: Largest ``minProperties``/``maxProperties`` (the member sequence is expanded per count).
 MAX_PROPERTIES = 100
 #: Most multiples an integer ``multipleOf`` with bounds spells out.
@@ -173,12 +177,6 @@ def py_char(quote: str) -> Expr:
 
 def py_plain(quote: str) -> Chars:
     return Chars.of(quote + python_text.MUST_ESCAPE, negated=True)
-
-
-def unbounded_chars(plain: Chars, escape: Expr) -> Expr:
-    """``(plain | escape)*`` written as ``plain* (escape plain*)*``: the same language, but the
-    engines' matchers (OpenVINO's xgrammar most of all) run the plain-character loop far faster."""
-    return seq(Rep(plain, 0, None), Rep(seq(escape, Rep(plain, 0, None)), 0, None))
 
 
 def json_literal(value: Any) -> str:

@@ -67,7 +67,7 @@ SCHEMAS: dict[str, tuple[dict[str, Any], str]] = {
     "minLength_1e12": (params({"x": {"type": "string", "minLength": 1e12}}), "properties.x.minLength"),
     "maxLength_huge": (params({"x": {"type": "string", "maxLength": 10**12}}), "properties.x.maxLength"),
     "minItems_x": (params({"x": {"type": "array", "minItems": "x"}}), "properties.x.minItems"),
-    "maxItems_huge": (params({"x": {"type": "array", "maxItems": 10**9}}), "properties.x.maxItems"),
+    "maxItems_huge": (params({"x": {"type": "array", "maxItems": 2**31}}), "properties.x.maxItems"),
     "properties_list": (params([]), "function.parameters.properties"),  # type: ignore[arg-type]
     "properties_string": (params("abc"), "function.parameters.properties"),  # type: ignore[arg-type]
     "nested_properties_list": (params({"x": {"type": "object", "properties": [1]}}), "properties.x.properties"),
@@ -428,17 +428,17 @@ def test_bare_function_objects_are_accepted(tmp_path: Path, capsys: pytest.Captu
 def test_schema_errors_are_unsupported_or_schema_errors(fmt: str) -> None:
     """The limit errors are UnsupportedSchemaError (a grammar limit); malformed values SchemaError."""
     big = [tool("t", params({"x": {"type": "string", "maxLength": 10**12}}))]
-    with pytest.raises(UnsupportedSchemaError, match="limit of 100000"):
+    with pytest.raises(UnsupportedSchemaError, match="limit of 2147483647"):
         compile(fmt, big, dialect="lark")
     bad = [tool("t", params({"x": {"type": "string", "minLength": 10, "maxLength": 2}}))]
     with pytest.raises(SchemaError):
         compile(fmt, bad, dialect="gbnf")
 
 
-BEYOND = {  # counts past toolgram's limits, as real schemas write them ("no limit" as INT32_MAX, 100,000 tags)
-    "s": {"type": "string", "maxLength": 2147483647},
-    "m": {"type": "string", "minLength": 200_000, "pattern": "^[a-z]*$"},
-    "a": {"type": "array", "items": {"type": "integer"}, "maxItems": 100_000},
+BEYOND = {  # counts past toolgram's limits (past xgrammar's 32-bit counts: UINT32_MAX, JavaScript's largest integer)
+    "s": {"type": "string", "maxLength": 4294967295},
+    "m": {"type": "string", "minLength": 2**31, "pattern": "^[a-z]*$"},
+    "a": {"type": "array", "items": {"type": "integer"}, "maxItems": 9007199254740991},
     "o": {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 200},
 }
 
@@ -447,7 +447,7 @@ BEYOND = {  # counts past toolgram's limits, as real schemas write them ("no lim
 def test_permissive_drops_counts_past_the_limits(dialect: str) -> None:
     """Strict: each count past its limit is refused at its path.  ``--permissive`` only relaxes: the bound is dropped
     (a superset) and listed under ``relaxed``, the rest of the schema still enforced (cfn-lint's CloudFormation
-    schemas: 15 of 312 did not compile even permissively, ``maxLength: 2147483647`` and such)."""
+    schemas: 15 of 312 did not compile even permissively, ``maxLength: 2147483647`` and such, now within the limits)."""
     for key, schema in BEYOND.items():
         with pytest.raises(UnsupportedSchemaError, match="limit of") as err:
             compile("hermes", [tool("t", params({key: schema}))], dialect=dialect)

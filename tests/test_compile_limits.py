@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import re
 import time
 
 import pytest
@@ -167,6 +168,50 @@ def test_long_repetitions_are_exact(fmt: str, dialect: str) -> None:
     for args, expected in cases:
         results = engine_results(bundle, render_calls(fmt, [("f", args)]))
         assert all(ok == expected for ok, _ in results.values()), (args, expected, results)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(0, 47), (5, 47), (13, 13), (29, 101), (100, 100)])
+def test_gbnf_chunks_of_chunks_are_exact(monkeypatch: pytest.MonkeyPatch, lo: int, hi: int) -> None:
+    """GBNF writes a count past 2,000,000 (``maxLength: 2147483647``) as chunks of chunks, nested as deep as the
+    count needs.  With chunks of 3 the same nesting shows at small counts: llama.cpp accepts every count from 0 to
+    ``hi + 2`` exactly when it lies in ``[lo, hi]``, for a string's characters and an array's items."""
+    from strategies import tool
+    from toolgram.compiler.emit import bnf
+
+    monkeypatch.setattr(bnf, "CHUNK", 3)
+    monkeypatch.setattr(bnf.GbnfPrinter, "rep_inline_max", 4)  # (64: longer counts are helper rules, then chunks)
+    schema = {"type": "object", "properties": {
+        "s": {"type": "string", "minLength": lo, "maxLength": hi},
+        "a": {"type": "array", "items": {"type": "integer"}, "minItems": lo, "maxItems": hi}}}
+    bundle = compile("hermes", [tool("f", schema)], dialect="gbnf", tool_choice="required")
+    counts = [int(c) for c in re.findall(r"\{(\d+)(?:,(\d*))?\}", bundle.grammar) for c in c if c]
+    assert counts and max(counts) <= 4, counts  # no count llama.cpp would expand itself
+    for n in range(hi + 3):
+        for args in ({"s": "y" * n}, {"a": [7] * n}):
+            (ok, pos), = engine_results(bundle, render_calls("hermes", [("f", args)])).values()
+            assert ok == (lo <= n <= hi), (args, pos)
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "pythonic"])
+@pytest.mark.parametrize(("lo", "hi"), [(0, 47), (5, 47), (13, 13), (1, None), (7, None), (29, 101)])
+def test_ebnf_string_counts_are_exact(monkeypatch: pytest.MonkeyPatch, fmt: str, lo: int, hi: int | None) -> None:
+    """EBNF writes a counted string body as its plain-only run or the whole group in chunks of chunks
+    (``EbnfPrinter._seq_items``, ``_counted``).  With chunks of 3 and plain runs of at most 4 past ``minLength``,
+    xgrammar accepts every length up to ``hi + 2`` (or ``lo + 40``) exactly when it lies in ``[lo, hi]``: plain
+    strings, strings of escapes only and strings mixing both, in a JSON and a Python spelling."""
+    from strategies import tool
+    from toolgram.compiler.emit import bnf
+
+    monkeypatch.setattr(bnf, "EBNF_CHUNK", 3)
+    monkeypatch.setattr(bnf, "PLAIN_SPAN", 4)
+    schema = {"type": "object", "properties": {"s": {"type": "string", "minLength": lo, **(
+        {"maxLength": hi} if hi is not None else {})}}}
+    bundle = compile(fmt, [tool("f", schema)], dialect="ebnf", tool_choice="required")
+    assert ("chunk" in bundle.grammar) == (lo > 3 or hi is not None and hi - lo > 3)
+    for n in range((hi if hi is not None else lo + 38) + 3):
+        for text in ("y" * n, "\n" * n, "".join("q'\"\\"[i % 4] for i in range(n))):
+            (ok, pos), = engine_results(bundle, render_calls(fmt, [("f", {"s": text})])).values()
+            assert ok == (lo <= n and (hi is None or n <= hi)), (text, pos)
 
 
 @pytest.mark.model

@@ -13,7 +13,24 @@ from functools import lru_cache
 from ..automaton import until_rules
 from ..dfa import Graph, graph_of
 from ..factor import left_factor
-from ..ir import EMPTY, RULE_NAMES, Alt, Chars, Dispatch, Expr, Grammar, Lit, Ref, Rep, Seq, Token, Until, alt, seq
+from ..ir import (
+    EMPTY,
+    RULE_NAMES,
+    Alt,
+    Chars,
+    Dispatch,
+    Expr,
+    Grammar,
+    Lit,
+    Ref,
+    Rep,
+    Seq,
+    Token,
+    Until,
+    alt,
+    seq,
+    unbounded_chars,
+)
 
 
 @lru_cache(maxsize=4096)
@@ -80,6 +97,8 @@ class BnfPrinter:
         self._taken: set[str] = set(grammar.rules)
         self._suffix: dict[str, int] = {}  # per base name, the suffix the next fresh name tries first
         self._loops: dict[tuple[Expr, Expr], str] = {}
+        self._runs: set[Expr] = set()  # the whole-group branches EbnfPrinter._seq_items wrote
+        self._chunks: dict[tuple[Expr, int], Ref] = {}  # (item, count) -> its rule (EbnfPrinter._counted)
         self._graphs: dict[int, tuple[Graph, str]] = {}  # id(graph) -> (the graph, kept alive; its start rule)
 
     # -- atoms -------------------------------------------------------------------------------------
@@ -159,7 +178,8 @@ class BnfPrinter:
         if share and type(e) in _GROUP_TYPES and e in self._share:
             return self.shared_name(e)
         if type(e) is Seq:
-            items = self._tail_loop(e.items) if self.tail_loops else e.items
+            items = self._seq_items(e)
+            items = self._tail_loop(items) if self.tail_loops else items
             text = " ".join([self.expr(i, "seq") for i in items])
             return f"({text})" if ctx == "rep" and len(items) > 1 else text
         if type(e) is Alt:
@@ -180,6 +200,10 @@ class BnfPrinter:
         if type(e) is Dispatch:
             return self.dispatch(e)
         raise TypeError(e)
+
+    def _seq_items(self, e: Seq) -> tuple[Expr, ...]:
+        """The items a sequence is printed as (EBNF: :meth:`EbnfPrinter._seq_items`)."""
+        return e.items
 
     def _tail_loop(self, items: tuple[Expr, ...]) -> tuple[Expr, ...]:
         """``a (g)* b`` as ``a loop`` with ``loop ::= b | g loop``, for the first unbounded repetition
@@ -316,6 +340,11 @@ class BnfPrinter:
 
 #: repetitions longer than twice this are written in chunks of this many (GBNF)
 CHUNK = 1000
+#: the counts of a string body's ``(plain | escape)`` group are written in chunks of this many (EBNF)
+EBNF_CHUNK = 16
+#: the most characters a bounded string body's plain-only branch counts past ``minLength`` (EBNF): OpenVINO's
+#: xgrammar runs a count spanning 128 fast and one spanning 256 at ~0.7 s per token
+PLAIN_SPAN = 128
 
 
 def chunked(e: Rep) -> Expr:
@@ -353,6 +382,55 @@ class EbnfPrinter(BnfPrinter):
     dialect = "ebnf"
     tail_loops = True
     flat_loops = True
+
+    def _seq_items(self, e: Seq) -> tuple[Expr, ...]:
+        """A counted string body ``(plain | escape){m,n}`` and the literal after it (the closing quote) as
+        ``plain{m,n'} "q" | (plain | escape){m,n} "q"`` (``n' = min(n, m + 128)``), and ``(plain | escape){m,}``
+        as ``plain{m,} "q" | (plain | escape){m} plain* (escape plain*)* "q"``: the same texts, with the group's
+        counts written in :meth:`_counted`'s chunks.  Both xgrammars check a token against a counted group at run
+        time: xgrammar 0.2.9 took 20 ms per token inside a string under ``minLength: 1`` and 0.6-0.9 s under
+        ``maxLength: 1000`` (SmolLM2's vocabulary; 0.01 ms without bounds), and OpenVINO's older xgrammar ~1 s per
+        token under ``maxLength: 1000``.  A counted character class xgrammar 0.2.9 keeps in its token-mask cache,
+        and the tokens the plain branch accepts it does not check again in the other; OpenVINO's xgrammar runs
+        counts that span at most 128 fast (``benchmarks/bench_mask.py --strings`` measures both)."""
+        items = e.items
+        if e in self._runs:
+            return items
+        for i, it in enumerate(items[:-1]):
+            after = items[i + 1]
+            if (type(it) is Rep and (it.max is None and it.min > 0 or (it.max or 0) > 1) and type(it.item) is Alt
+                    and type(it.item.items[0]) is Chars and type(after) in (Lit, Chars)):
+                plain, escape = it.item.items[0], alt(*it.item.items[1:])
+                if it.max is None:
+                    whole = seq(self._counted(it.item, it.min, it.min), unbounded_chars(plain, escape), after)
+                    runs = Rep(plain, it.min, None)
+                else:
+                    whole = seq(self._counted(it.item, it.min, it.max), after)
+                    runs = Rep(plain, it.min, min(it.max, it.min + PLAIN_SPAN))
+                self._runs.add(whole)  # (printed as it is)
+                return (*items[:i], alt(seq(runs, after), whole), *items[i + 2:])
+        return items
+
+    def _counted(self, item: Expr, lo: int, hi: int) -> Expr:
+        """``item{lo,hi}`` with no count above :data:`EBNF_CHUNK`: chunks of it as rules (``c ::= item{16}``,
+        then chunks of chunks, as :func:`chunked`), each count with one parse.  OpenVINO's xgrammar copies a
+        counted group once per count: written inline, chunks of chunks would multiply out (``bad_alloc`` under
+        ``maxLength: 2147483647``); as rules, each level is 16 references."""
+        k = EBNF_CHUNK
+        if hi - lo <= k and lo <= k:
+            return item if lo == hi == 1 else Rep(item, lo, hi)
+        chunk = self._chunks.get((item, k))
+        if chunk is None:
+            chunk = self._chunks[(item, k)] = Ref(self._fresh("chunk"))
+            self.extra[chunk.name] = Rep(item, k, k)
+        q0, r0 = divmod(lo, k)
+        head = seq(self._counted(chunk, q0, q0) if q0 else EMPTY, Rep(item, r0, r0) if r0 else EMPTY)
+        q, r = divmod(hi - lo, k)
+        if q == 0:
+            return seq(head, Rep(item, 0, r)) if r else head
+        fewer = seq(self._counted(chunk, 0, q - 1) if q > 1 else EMPTY, Rep(item, 0, k - 1))
+        full = seq(self._counted(chunk, q, q), Rep(item, 0, r) if r else EMPTY)
+        return seq(head, alt(fewer, full))
 
     def _kids(self, e: Expr) -> tuple[Expr, ...]:
         return () if isinstance(e, Dispatch) else super()._kids(e)
