@@ -1,6 +1,8 @@
 """xgrammar's per-token mask time inside a call, toolgram's EBNF vs the builtin structural tag (a script, not a test).
 
 ``python benchmarks/bench_mask.py [--quick] [--reps 5] [--formats hermes,qwen3_coder]``
+``python benchmarks/bench_mask.py --strings [--openvino]``: a string argument under ``minLength``/``maxLength``
+(:func:`strings`)
 
 A grammar's cost at compile time and its cost per generated token trade against each other in
 xgrammar: what the compiler does not precompute for a grammar position, the matcher checks against
@@ -52,6 +54,83 @@ TOOL = [{"type": "function", "function": {"name": "note", "description": "Save a
          "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}}]
 
 
+#: ``--strings``: a string argument under each of these bounds, and the text it holds (plain words, a quote, a
+#: newline: the escapes a counted group must also admit)
+STRING_CASES = [("no bounds", {}, 200), ("minLength 1", {"minLength": 1}, 200), ("maxLength 64", {"maxLength": 64}, 60),
+                ("maxLength 1000", {"maxLength": 1000}, 200),
+                ("minLength 100, maxLength 1000", {"minLength": 100, "maxLength": 1000}, 200),
+                ("maxLength 2147483647", {"maxLength": 2147483647}, 200)]
+WORDS = 'Paris is the capital of France, "the city of light",\nwith a river. '
+
+
+def _string_tool(bounds: dict[str, int]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": "note", "parameters": {
+        "type": "object", "properties": {"text": {"type": "string", **bounds}}, "required": ["text"]}}}]
+
+
+def _one_group(tools: list[dict[str, Any]]) -> str:
+    """The EBNF with each counted string body as one counted group (toolgram before 7 Dec (f))."""
+    from toolgram.compiler.emit import bnf
+
+    kept = bnf.EbnfPrinter._seq_items
+    bnf.EbnfPrinter._seq_items = bnf.BnfPrinter._seq_items  # type: ignore[method-assign]
+    try:
+        return tg_compile("hermes", tools, dialect="ebnf", tool_choice="required").grammar
+    finally:
+        bnf.EbnfPrinter._seq_items = kept  # type: ignore[method-assign]
+
+
+def strings(reps: int, openvino: bool) -> None:
+    """xgrammar's mask time per token along a hermes call whose string argument (200 characters) is counted,
+    toolgram's EBNF against the same language as one counted group (1 pass); with ``openvino``, OpenVINO GenAI
+    generating 60 tokens of SmolLM2 under each (greedy: the same text both ways)."""
+    import xgrammar as xgr
+
+    compiler, vocab = _compiler()
+    print(f"vocabulary: {vocab}")
+    print(f"{'string argument':<31} {'tokens':>6} | {'mask ms/token: toolgram':>23} {'one group':>10}"
+          + (f" | {'OpenVINO 60 tokens, s: toolgram':>31} {'one group':>10}" if openvino else ""))
+    pipe = _openvino_pipeline() if openvino else None
+    for label, bounds, size in STRING_CASES:
+        tools = _string_tool(bounds)
+        text = render_calls("hermes", [("note", {"text": (WORDS * 20)[:size]})])
+        tokens = _tokens(text)
+        cells = []
+        grammars = [tg_compile("hermes", tools, dialect="ebnf", tool_choice="required").grammar, _one_group(tools)]
+        for ebnf, passes in zip(grammars, (reps, 1), strict=True):  # (one group: up to 1 s per token)
+            times = per_token_ms(compiler.compile_grammar(xgr.Grammar.from_ebnf(ebnf)), tokens, passes)
+            cells.append("refused" if times is None else f"{statistics.mean(times):.3f}")
+        row = f"{label:<31} {len(tokens):>6} | {cells[0]:>23} {cells[1]:>10}"
+        if pipe is not None:
+            row += " | " + " ".join(f"{s:>{w}.2f}" for s, w in zip(
+                [_openvino_seconds(pipe, g, bounds) for g in grammars], (31, 10), strict=True))
+        print(row, flush=True)
+
+
+def _openvino_pipeline() -> Any:
+    import openvino_genai as ov
+
+    from toolgram.engines import smollm2_gguf_path
+
+    return ov.LLMPipeline(smollm2_gguf_path(), "CPU")
+
+
+def _openvino_seconds(pipe: Any, grammar: str, bounds: dict[str, int]) -> float:
+    """Seconds for 60 greedy tokens under ``grammar`` (compiled by a 1-token run first)."""
+    import openvino_genai as ov
+
+    prompt = ("<|im_start|>user\nSave a long note about Paris.<|im_end|>\n<|im_start|>assistant\n")
+    config = ov.GenerationConfig()
+    config.do_sample = False
+    config.structured_output_config = ov.StructuredOutputConfig(grammar=grammar)
+    config.max_new_tokens = 1
+    pipe.generate(prompt, config)
+    config.max_new_tokens = 60
+    t0 = time.perf_counter()
+    pipe.generate(prompt, config)
+    return time.perf_counter() - t0
+
+
 def _tokens(text: str) -> list[int]:
     from toolgram.engines import llamacpp_engine
 
@@ -89,8 +168,18 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smoke run: 1 pass, three formats")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--formats", default="", help="comma-separated subset (default: all)")
+    ap.add_argument("--strings", action="store_true",
+                    help="hermes, a string argument under minLength/maxLength: toolgram's EBNF vs one counted group")
+    ap.add_argument("--openvino", action="store_true", help="with --strings: also 60 tokens of SmolLM2 in OpenVINO")
     args = ap.parse_args()
     reps = 1 if args.quick else args.reps
+    if args.strings:
+        machine_header("bench_mask --strings: counted string bodies, toolgram EBNF vs one counted group",
+                       f"fill_next_token_bitmask per token of a hermes call, mean of the per-token medians of {reps} "
+                       "passes" + ("; OpenVINO GenAI: seconds for 60 greedy tokens" if args.openvino else ""))
+        strings(reps, args.openvino)
+        machine_footer()
+        return
     formats = [f for f in args.formats.split(",") if f] or (
         ["hermes", "qwen3_coder", "llama3_json"] if args.quick else list(FORMATS))
     import xgrammar as xgr
