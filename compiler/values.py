@@ -75,9 +75,9 @@ from .schema import (
 Syntax = Literal["json", "python", "gemma"]
 T = TypeVar("T")
 
-#: Largest count xgrammar holds: it counts in 32 bits (``{0,2147483648}`` is refused, ``{0,4294967296}`` wraps to
-#: none, in xgrammar 0.2.9 and OpenVINO's older xgrammar alike).  ``maxLength: 2147483647`` is the "no limit" of
-#: many OpenAPI and CloudFormation schemas.
+#: Largest count xgrammar holds: xgrammar 0.2.9 refuses ``{0,2147483648}`` and reads ``{0,4294967296}`` as
+#: ``{0,0}`` (a 32-bit count); OpenVINO's older xgrammar refuses ``2**32``.  ``maxLength: 2147483647`` is the
+#: "no limit" of many OpenAPI and CloudFormation schemas.
 INT32_MAX = 2**31 - 1
 #: Largest ``minLength``/``maxLength`` a grammar carries: xgrammar and Lark's regexes count natively;
 #: GBNF writes long repetitions as chunks of at most 1,000, chunks of chunks past 2,000,000 (llama.cpp's own

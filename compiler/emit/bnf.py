@@ -389,8 +389,8 @@ class EbnfPrinter(BnfPrinter):
         as ``plain{m,} "q" | (plain | escape){m} plain* (escape plain*)* "q"``: the same texts, with the group's
         counts written in :meth:`_counted`'s chunks.  Both xgrammars check a token against a counted group at run
         time: xgrammar 0.2.9 took 20 ms per token inside a string under ``minLength: 1`` and 0.6-0.9 s under
-        ``maxLength: 1000`` (SmolLM2's vocabulary; 0.01 ms without bounds), and OpenVINO's older xgrammar ~1 s per
-        token under ``maxLength: 1000``.  A counted character class xgrammar 0.2.9 keeps in its token-mask cache,
+        ``maxLength: 1000`` (SmolLM2's vocabulary; 0.01 ms without bounds), and OpenVINO's older xgrammar 0.25-1 s
+        per token under ``maxLength: 1000``.  A counted character class xgrammar 0.2.9 keeps in its token-mask cache,
         and the tokens the plain branch accepts it does not check again in the other; OpenVINO's xgrammar runs
         counts that span at most 128 fast (``benchmarks/bench_mask.py --strings`` measures both)."""
         items = e.items
