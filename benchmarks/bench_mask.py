@@ -90,7 +90,9 @@ def strings(reps: int, openvino: bool) -> None:
     print(f"vocabulary: {vocab}")
     print(f"{'string argument':<31} {'tokens':>6} | {'mask ms/token: toolgram':>23} {'one group':>10}"
           + (f" | {'OpenVINO 60 tokens, s: toolgram':>31} {'one group':>10}" if openvino else ""))
-    pipe = _openvino_pipeline() if openvino else None
+    if openvino:
+        from toolgram.engines.openvino_engine import get_checker
+    pipe = get_checker().pipeline if openvino else None  # (SmolLM2 on CPU, the pipeline the checks load)
     for label, bounds, size in STRING_CASES:
         tools = _string_tool(bounds)
         text = render_calls("hermes", [("note", {"text": (WORDS * 20)[:size]})])
@@ -105,14 +107,6 @@ def strings(reps: int, openvino: bool) -> None:
             row += " | " + " ".join(f"{s:>{w}.2f}" for s, w in zip(
                 [_openvino_seconds(pipe, g, bounds) for g in grammars], (31, 10), strict=True))
         print(row, flush=True)
-
-
-def _openvino_pipeline() -> Any:
-    import openvino_genai as ov
-
-    from toolgram.engines import smollm2_gguf_path
-
-    return ov.LLMPipeline(smollm2_gguf_path(), "CPU")
 
 
 def _openvino_seconds(pipe: Any, grammar: str, bounds: dict[str, int]) -> float:

@@ -347,20 +347,26 @@ EBNF_CHUNK = 16
 PLAIN_SPAN = 128
 
 
-def chunked(e: Rep) -> Expr:
-    """``item{min,max}`` with no repetition longer than :data:`CHUNK` x 2: ``min`` as whole chunks and a rest,
-    then ``span = max - min = q x CHUNK + r`` as either fewer than ``q`` chunks and a short tail, or ``q`` chunks
-    and at most ``r`` more.  Every count has one parse (the chunk count is the length divided by CHUNK)."""
+def _rep(x: Expr, lo: int, hi: int) -> Expr:
+    return EMPTY if hi == 0 else Rep(x, lo, hi)
+
+
+def chunked(e: Rep, size: int | None = None, chunk: Expr | None = None,
+            rep: Callable[[Expr, int, int], Expr] = _rep) -> Expr:
+    """``item{min,max}`` with no repetition longer than ``size`` (default :data:`CHUNK`) x 2: ``min`` as whole
+    chunks and a rest, then ``span = max - min = q x size + r`` as either fewer than ``q`` chunks and a short
+    tail, or ``q`` chunks and at most ``r`` more.  Every count has one parse (the chunk count is the length
+    divided by ``size``).  ``chunk`` is the expression for ``item{size}`` (default: that repetition, GBNF; EBNF
+    names it as a rule);
+    ``rep`` writes each repetition of the result (EBNF chunks the chunk counts again: ``EbnfPrinter._counted``;
+    GBNF's printer does so through :meth:`BnfPrinter.long_rep`)."""
     assert e.max is not None
-
-    def rep(x: Expr, lo: int, hi: int) -> Expr:
-        return EMPTY if hi == 0 else Rep(x, lo, hi)
-
-    chunk = Rep(e.item, CHUNK, CHUNK)
-    q0, r0 = divmod(e.min, CHUNK)
+    size = CHUNK if size is None else size  # (read when called: the tests set a small CHUNK)
+    chunk = Rep(e.item, size, size) if chunk is None else chunk
+    q0, r0 = divmod(e.min, size)
     head = seq(rep(chunk, q0, q0), rep(e.item, r0, r0))
-    q, r = divmod(e.max - e.min, CHUNK)
-    fewer = seq(rep(chunk, 0, q - 1), rep(e.item, 0, CHUNK - 1))
+    q, r = divmod(e.max - e.min, size)
+    fewer = seq(rep(chunk, 0, q - 1), rep(e.item, 0, size - 1))
     return seq(head, alt(fewer, seq(rep(chunk, q, q), rep(e.item, 0, r))) if q else rep(e.item, 0, r))
 
 
@@ -412,25 +418,20 @@ class EbnfPrinter(BnfPrinter):
         return items
 
     def _counted(self, item: Expr, lo: int, hi: int) -> Expr:
-        """``item{lo,hi}`` with no count above :data:`EBNF_CHUNK`: chunks of it as rules (``c ::= item{16}``,
-        then chunks of chunks, as :func:`chunked`), each count with one parse.  OpenVINO's xgrammar copies a
+        """``item{lo,hi}`` with no count above :data:`EBNF_CHUNK`: :func:`chunked` with chunks of it as rules
+        (``c ::= item{16}``, then chunks of chunks), each count with one parse.  OpenVINO's xgrammar copies a
         counted group once per count: written inline, chunks of chunks would multiply out (``bad_alloc`` under
         ``maxLength: 2147483647``); as rules, each level is 16 references."""
         k = EBNF_CHUNK
+        if hi == 0:
+            return EMPTY
         if hi - lo <= k and lo <= k:
             return item if lo == hi == 1 else Rep(item, lo, hi)
         chunk = self._chunks.get((item, k))
         if chunk is None:
             chunk = self._chunks[(item, k)] = Ref(self._fresh("chunk"))
             self.extra[chunk.name] = Rep(item, k, k)
-        q0, r0 = divmod(lo, k)
-        head = seq(self._counted(chunk, q0, q0) if q0 else EMPTY, Rep(item, r0, r0) if r0 else EMPTY)
-        q, r = divmod(hi - lo, k)
-        if q == 0:
-            return seq(head, Rep(item, 0, r)) if r else head
-        fewer = seq(self._counted(chunk, 0, q - 1) if q > 1 else EMPTY, Rep(item, 0, k - 1))
-        full = seq(self._counted(chunk, q, q), Rep(item, 0, r) if r else EMPTY)
-        return seq(head, alt(fewer, full))
+        return chunked(Rep(item, lo, hi), k, chunk, self._counted)
 
     def _kids(self, e: Expr) -> tuple[Expr, ...]:
         return () if isinstance(e, Dispatch) else super()._kids(e)
