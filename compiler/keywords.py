@@ -98,8 +98,8 @@ NOTES: dict[str, str] = {
     "patternProperties": "a key takes the schemas of the patterns it matches (one DFA over names and patterns); "
                          "a pattern no grammar holds: unsupported",
     "required": "a name `properties` does not declare is a member with any value",
-    "minProperties": f"at most {100} (counted members)",
-    "maxProperties": f"at most {100} (counted members)",
+    "minProperties": "at most 2,147,483,647 (counted members; past the declared ones, extra members as one count)",
+    "maxProperties": "at most 2,147,483,647 (counted members; past the declared ones, extra members as one count)",
     "pattern": "ECMAScript subset (top-level look-arounds included); together with minLength/maxLength: intersected "
                "where exact (one variable part, one character of a class somewhere, or a DFA of at most 64 states, "
                "each run of fixed-length parts read as one mark, whose counted product has at most 4,000 parts: an "

@@ -85,8 +85,10 @@ INT32_MAX = 2**31 - 1
 MAX_LENGTH = INT32_MAX
 #: Largest ``minItems``/``maxItems`` (arrays repeat a whole value rule; the same forms as strings).
 MAX_ITEMS = INT32_MAX
-#: Largest ``minProperties``/``maxProperties`` (the member sequence is expanded per count).
-MAX_PROPERTIES = 100
+#: Largest ``minProperties``/``maxProperties``: a count tracked across the declared members is at most their
+#: number (:meth:`ValueBuilder.counted_body`, bounded by :data:`MAX_OBJECT_STATES`); extra members past them are
+#: one counted repetition, as array items are.
+MAX_PROPERTIES = INT32_MAX
 #: Most multiples an integer ``multipleOf`` with bounds spells out.
 MAX_MULTIPLES = 1_000
 #: In ``dependentRequired``'s member indices: a required name that cannot appear (its trigger cannot either).
@@ -356,14 +358,16 @@ class ValueBuilder:
 
     def counted_body(self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None,
                      hint: str, lo: int, hi: int | None,
-                     deps: dict[int, frozenset[int]] | None = None) -> Expr | None:
+                     deps: dict[int, frozenset[int]] | None = None, path: str = "") -> Expr | None:
         """:meth:`object_body` with between ``lo`` and ``hi`` members (``minProperties``/``maxProperties``) and
         ``deps`` (member index -> the members it requires: ``dependentRequired``); None when nothing fits.
 
         ``M(k, s)``: the next member at index ``k`` or later (or an extra one) in state ``s``; ``C(k, s)``: the
         end (when allowed) or ``sep`` and ``M(k, s)``.  The state is the count so far (it stops at ``lo`` when
         ``hi`` is None), the later members a written one requires, and the later members that may not be
-        written because a member they require was left out.  Extra members repeat as the count allows."""
+        written because a member they require was left out.  Extra members repeat as the count allows.  The count
+        is at most the members written, so the states grow with the declared members, not with ``hi``; past
+        :data:`MAX_OBJECT_STATES` an :class:`UnsupportedSchemaError` names ``path``."""
         deps = deps or {}
         n = len(members)
         cap = hi if hi is not None else lo
@@ -383,7 +387,7 @@ class ValueBuilder:
         def guard() -> None:
             if len(memo_m) + len(memo_c) > MAX_OBJECT_STATES:
                 raise UnsupportedSchemaError(f"more than {MAX_OBJECT_STATES} member states (minProperties, "
-                                             "maxProperties, dependentRequired)", hint)
+                                             "maxProperties, dependentRequired)", path or hint)
 
         def m(k: int, st: State) -> Expr | None:
             if (k, st) in memo_m:
@@ -500,7 +504,7 @@ class ValueBuilder:
         lo = lo or 0
         if hi is not None and hi < lo:
             raise SchemaError("maxProperties is smaller than minProperties", f"{path}.maxProperties")
-        body = self.counted_body(members, sep, extra, hint, lo, hi, deps)
+        body = self.counted_body(members, sep, extra, hint, lo, hi, deps, path)
         if body is None:
             where = "minProperties" if lo else "maxProperties" if hi is not None else "dependentRequired"
             raise EmptySchemaError("no object has the members minProperties, maxProperties, required and "

@@ -439,7 +439,7 @@ BEYOND = {  # counts past toolgram's limits (past xgrammar's 32-bit counts: UINT
     "s": {"type": "string", "maxLength": 4294967295},
     "m": {"type": "string", "minLength": 2**31, "pattern": "^[a-z]*$"},
     "a": {"type": "array", "items": {"type": "integer"}, "maxItems": 9007199254740991},
-    "o": {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 200},
+    "o": {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 2**31},
 }
 
 

@@ -108,6 +108,33 @@ def test_min_max_properties_nested_and_impossible() -> None:
         compile("hermes", [tool("f", {"type": "object", "minProperties": 3, "maxProperties": 2})], dialect="lark")
 
 
+@pytest.mark.parametrize("fmt", ("hermes", "qwen3_coder"))
+def test_large_property_counts(fmt: str) -> None:
+    """Counts past 100 (CloudFormation's tag and table maps write ``maxProperties`` 200, 256, 1000): every
+    dialect and the strict parser admit exactly ``minProperties`` to ``maxProperties`` members, counted across
+    declared and extra ones."""
+    maps = {"type": "object", "properties": {"a": {"type": "string"}}, "patternProperties": {"^k[0-9]+$": INTS},
+            "additionalProperties": False, "minProperties": 101, "maxProperties": 230}
+    params = {"type": "object", "properties": {"m": maps}, "required": ["m"]}
+    bundles = [compile(fmt, [tool("f", params)], dialect=d, tool_choice="required")
+               for d in ("lark", "ebnf", "gbnf")]
+    for n, with_a in itertools.product((100, 101, 229, 230, 231), (False, True)):
+        inner = {"a": "x"} if with_a else {}
+        inner.update({f"k{i}": i for i in range(n - with_a)})
+        text = render_calls(fmt, [("f", {"m": inner})])
+        verdicts = {k: ok for b in bundles for k, (ok, _) in engine_results(b, text).items()}
+        verdicts["strict"] = bool(parse_strict(fmt, text, [tool("f", params)], tool_choice="required")["tool_calls"])
+        assert set(verdicts.values()) == {101 <= n <= 230}, (n, with_a, verdicts)
+
+
+def test_member_states_past_the_limit_name_the_path() -> None:
+    """The count is tracked across declared members: 120 optional ones under ``maxProperties: 60`` need more
+    states than toolgram writes, refused at the object's path."""
+    inner = {"type": "object", "properties": {f"p{i}": INTS for i in range(120)}, "maxProperties": 60}
+    with pytest.raises(ToolgramError, match=r"member states.*parameters\.properties\.o"):
+        compile("hermes", [tool("f", {"type": "object", "properties": {"o": inner}})], dialect="ebnf")
+
+
 UNDECLARED = {
     "any_value": {"properties": {"a": INTS}, "required": ["a", "b"]},
     "extra_schema": {"properties": {"a": INTS}, "required": ["c"], "additionalProperties": INTS},
