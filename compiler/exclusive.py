@@ -9,8 +9,9 @@ overlap (``oneOf: [{required: [a]}, {required: [b]}]``: exactly one of the two),
 This is exact only where a branch's negation can be written and where the object policy cannot tell the
 branches apart by their names alone: toolgram closes an object that declares ``properties`` (docs/schema.md),
 so a branch that declares or requires a name the keywords beside ``oneOf`` do not declare rejects, beside
-another branch, values that its tests alone would admit.  Elsewhere ``oneOf`` is read as ``anyOf`` (a value
-two branches admit is accepted), as llama.cpp, xgrammar and llguidance read it.
+another branch, values that its tests alone would admit.  One such case is written exactly without negations:
+closed objects with no name in common (:func:`_apart_by_names`).  Elsewhere ``oneOf`` is read as ``anyOf`` (a
+value two branches admit is accepted), as llama.cpp, xgrammar and llguidance read it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from ..errors import SchemaError, UnsupportedSchemaError
 from .conditional import conjunctions, explicit_policy, negation, read_test
+from .keywords import annotation
 from .schema import SchemaContext, may_overlap, settle_names
 
 #: object keywords whose names a branch's negation cannot follow (they open or close the object by name)
@@ -45,6 +47,30 @@ def _names_agree(outer: dict[str, Any], raws: list[Any]) -> bool:
     return all(not isinstance(b, dict) or _names(b) <= declared for b in raws)
 
 
+def _apart_by_names(outer: dict[str, Any], raws: list[Any], mets: list[tuple[int, Any]]) -> dict[int, list[Any]] | None:
+    """Branches that are closed objects (``additionalProperties: false``, nothing but ``properties`` and
+    ``required``) with no name in common, beside nothing but ``type: object``: CloudFormation's ``oneOf:
+    [{properties: {A: …}, additionalProperties: false}, {properties: {B: …}, …}]``.  A non-empty object's names fit
+    at most one of them, so only ``{}`` can be valid under two; where two or more admit it (no ``required``), it is
+    valid under none, and those branches take ``minProperties: 1``.  None where this is not the shape, or where
+    ``anyOf`` is already exact (fewer than two admit ``{}``)."""
+    if outer.get("type", "object") != "object" or not all(k == "type" or annotation(k) for k in outer):
+        return None
+    names: list[set[str]] = []
+    for b in raws:
+        if not (isinstance(b, dict) and b.get("additionalProperties") is False and b.get("type", "object") == "object"
+                and isinstance(b.get("properties", {}), dict)
+                and all(k in ("type", "properties", "required", "additionalProperties") or annotation(k) for k in b)):
+            return None
+        names.append(_names(b))
+    if any(a & b for i, a in enumerate(names) for b in names[i + 1:]):
+        return None
+    empty = [i for i, met in mets if not raws[i].get("required") and isinstance(met, dict)]
+    if len(empty) < 2:
+        return None
+    return {i: [{**met, "minProperties": 1}] for i, met in mets if i in empty}
+
+
 def _flat(branch: Any, ctx: SchemaContext, path: str) -> Any:
     """A raw branch read as a condition's test is (:func:`.conditional.read_test`), or None where it is malformed
     or unsupported (reported where it is built)."""
@@ -61,8 +87,10 @@ def exclusive(outer: dict[str, Any], raws: list[Any], mets: list[tuple[int, Any]
     where the branches are disjoint or the split cannot be written (read as ``anyOf``: the module docstring)."""
     with ctx.strictly():  # a relaxed (larger) branch would have a smaller negation: the split would narrow
         raws = [_flat(b, ctx, f"{path}.oneOf[{i}]") for i, b in enumerate(raws)]
-        if any(b is None for b in raws) or not _names_agree(outer, raws):
+        if any(b is None for b in raws):
             return None
+        if not _names_agree(outer, raws):
+            return _apart_by_names(outer, raws, mets)
         overlaps = {i: [j for j, other in mets if j != i and may_overlap(m, other, ctx, path)] for i, m in mets}
         if not any(overlaps.values()):
             return None

@@ -90,6 +90,9 @@ def _reading(schema: Any, branch: bool = False) -> Any:
            for k, v in schema.items()}
     if isinstance(schema.get("dependentSchemas"), dict):
         out["dependentSchemas"] = {k: _reading(v, branch=True) for k, v in schema["dependentSchemas"].items()}
+    for key in ("anyOf", "oneOf"):  # toolgram meets each branch with the keywords beside it: read them open too
+        if isinstance(schema.get(key), list):
+            out[key] = [_reading(b, branch=True) if isinstance(b, dict) else b for b in schema[key]]
     branches = [b for b in schema.get("allOf", []) if isinstance(b, dict)] if isinstance(schema.get("allOf"), list) \
         else []
     if branches:

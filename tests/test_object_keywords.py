@@ -303,6 +303,23 @@ def test_one_of_told_apart_by_names(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("required", [(), ("D",)])
+def test_one_of_closed_branches_apart_by_names(fmt: str, required: tuple[str, ...]) -> None:
+    """Closed objects with no name in common (CloudFormation's ``oneOf`` of one-member messages) share only
+    ``{}``: valid under none where two branches admit it (it was accepted, the oneOf read as anyOf); every
+    other subset of names as jsonschema says."""
+    closed = [{"type": "object", "properties": {"A": INTS}, "additionalProperties": False},
+              {"type": "object", "properties": {"B": INTS, "C": INTS}, "additionalProperties": False},
+              {"type": "object", "properties": {"D": INTS}, "required": list(required), "additionalProperties": False}]
+    params = {"type": "object", "properties": {"o": {"oneOf": closed}}, "required": ["o"],
+              "additionalProperties": False}
+    validator = jsonschema.Draft202012Validator(params)
+    for inner in _subsets(("A", "B", "C", "D")):
+        args = {"o": inner}
+        assert set(_verdicts(fmt, params, args).values()) == {validator.is_valid(args)}, args
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_top_level_not_refused_alike(fmt: str) -> None:
     """A ``not`` toolgram cannot write is refused with its path in every format (the member formats ignored it)."""
     params = {"type": "object", "properties": {"a": INTS},
