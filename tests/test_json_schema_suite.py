@@ -90,9 +90,6 @@ def _reading(schema: Any, branch: bool = False) -> Any:
            for k, v in schema.items()}
     if isinstance(schema.get("dependentSchemas"), dict):
         out["dependentSchemas"] = {k: _reading(v, branch=True) for k, v in schema["dependentSchemas"].items()}
-    for key in ("anyOf", "oneOf"):  # toolgram meets each branch with the keywords beside it: read them open too
-        if isinstance(schema.get(key), list):
-            out[key] = [_reading(b, branch=True) if isinstance(b, dict) else b for b in schema[key]]
     branches = [b for b in schema.get("allOf", []) if isinstance(b, dict)] if isinstance(schema.get("allOf"), list) \
         else []
     if branches:
@@ -102,7 +99,31 @@ def _reading(schema: Any, branch: bool = False) -> Any:
     if isinstance(schema.get("properties"), dict):
         out["properties"] = {k: _reading(v) for k, v in schema["properties"].items()}
     has_properties = any(isinstance(p.get("properties"), dict) for p in parts)  # (an empty one too)
-    if has_properties and not branch and not any("additionalProperties" in p for p in parts):
+    policy = not branch and not any("additionalProperties" in p for p in parts)
+    required_here = [k for p in parts for k in p.get("required", []) if isinstance(k, str)]
+    closed_branches = False
+    for key in ("anyOf", "oneOf"):
+        # toolgram meets each branch with the keywords beside it and closes the met object on the names both
+        # declare or require, where a policy applies (the outer declares names, or the branch does)
+        if not isinstance(schema.get(key), list):
+            continue
+        read = []
+        for b in schema[key]:
+            if not isinstance(b, dict):
+                read.append(b)
+                continue
+            rb = _reading(b, branch=True)
+            own = isinstance(b.get("properties"), dict)
+            if policy and "additionalProperties" not in b and (has_properties or own):
+                names = [*declared, *required_here, *(b.get("properties") or {}),
+                         *(k for k in b.get("required", []) if isinstance(k, str))]
+                props = rb.get("properties", {})
+                rb = {**rb, "properties": {**props, **{k: {} for k in names if k not in props}},
+                      "additionalProperties": False}
+                closed_branches = True
+            read.append(rb)
+        out[key] = read
+    if has_properties and policy and not closed_branches:
         required = [k for p in parts for k in p.get("required", []) if isinstance(k, str)]
         extra = {k: {} for k in [*declared, *required] if k not in out.get("properties", {})}
         out["properties"] = {**out.get("properties", {}), **extra}
