@@ -358,7 +358,7 @@ class ValueBuilder:
 
     def counted_body(self, members: list[tuple[Expr, Expr, bool]], sep: Expr, extra: tuple[Expr, Expr] | None,
                      hint: str, lo: int, hi: int | None,
-                     deps: dict[int, frozenset[int]] | None = None, path: str = "") -> Expr | None:
+                     deps: dict[int, frozenset[int]], path: str) -> Expr | None:
         """:meth:`object_body` with between ``lo`` and ``hi`` members (``minProperties``/``maxProperties``) and
         ``deps`` (member index -> the members it requires: ``dependentRequired``); None when nothing fits.
 
@@ -368,7 +368,6 @@ class ValueBuilder:
         written because a member they require was left out.  Extra members repeat as the count allows.  The count
         is at most the members written, so the states grow with the declared members, not with ``hi``; past
         :data:`MAX_OBJECT_STATES` an :class:`UnsupportedSchemaError` names ``path``."""
-        deps = deps or {}
         n = len(members)
         cap = hi if hi is not None else lo
         required_after = [False] * (n + 1)
@@ -387,7 +386,7 @@ class ValueBuilder:
         def guard() -> None:
             if len(memo_m) + len(memo_c) > MAX_OBJECT_STATES:
                 raise UnsupportedSchemaError(f"more than {MAX_OBJECT_STATES} member states (minProperties, "
-                                             "maxProperties, dependentRequired)", path or hint)
+                                             "maxProperties, dependentRequired)", path)
 
         def m(k: int, st: State) -> Expr | None:
             if (k, st) in memo_m:

@@ -124,8 +124,7 @@ def _reading(schema: Any, branch: bool = False) -> Any:
             read.append(rb)
         out[key] = read
     if has_properties and policy and not closed_branches:
-        required = [k for p in parts for k in p.get("required", []) if isinstance(k, str)]
-        extra = {k: {} for k in [*declared, *required] if k not in out.get("properties", {})}
+        extra = {k: {} for k in [*declared, *required_here] if k not in out.get("properties", {})}
         out["properties"] = {**out.get("properties", {}), **extra}
         out["additionalProperties"] = False
     return out
