@@ -178,22 +178,33 @@ class Order:
                 out.setdefault(k, v)
         return out
 
-    def __call__(self, value: Any, schema: Any, depth: int = 0) -> Any:
+    def parts(self, schema: Any, value: Any, depth: int = 0) -> list[dict[str, Any]]:
+        """``schema`` and the in-place parts that apply to ``value``: its ``allOf`` branches and the first
+        ``anyOf``/``oneOf`` branch ``value`` is valid against (or the first branch), each with its own parts."""
         schema = self.resolve(schema)
-        if depth > 60 or not isinstance(schema, dict):
+        if not isinstance(schema, dict) or depth > 20:
+            return []
+        out = [schema]
+        for b in schema.get("allOf") or []:
+            out += self.parts(b, value, depth + 1)
+        for kw in ("anyOf", "oneOf"):
+            branches = [b for b in schema.get(kw) or [] if isinstance(self.resolve(b), dict)]
+            if branches:
+                out += self.parts(next((b for b in branches if self._valid(b, value)), branches[0]), value, depth + 1)
+        return out
+
+    def __call__(self, value: Any, schema: Any, depth: int = 0) -> Any:
+        parts = self.parts(schema, value)
+        if depth > 60 or not parts:
             return value
         if isinstance(value, list):
-            items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-            prefix = schema.get("prefixItems") or (schema["items"] if isinstance(schema.get("items"), list) else [])
-            if not items and not prefix:
-                for b in (b for kw in ("anyOf", "oneOf", "allOf") for b in schema.get(kw) or []):
-                    b = self.resolve(b)
-                    if isinstance(b, dict) and isinstance(b.get("items"), dict):
-                        items = b["items"]
-                        break
+            items: Any = next((p["items"] for p in parts if isinstance(p.get("items"), dict)), {})
+            prefix = next((p.get("prefixItems") or p["items"] for p in parts
+                           if isinstance(p.get("prefixItems") or p.get("items"), list)), [])
             return [self(v, prefix[i] if i < len(prefix) else items, depth + 1) for i, v in enumerate(value)]
         if not isinstance(value, dict):
             return value
+        schema = parts[0]
         props = self.members(schema, value)
         order = [*props, *[k for k in dict.fromkeys(schema.get("required", [])) if k not in props]]
         keys = sorted(value, key=lambda k: order.index(k) if k in order else len(order))
@@ -201,13 +212,14 @@ class Order:
         def member(k: str) -> Any:
             if k in props:
                 return props[k]
-            for p, s in (schema.get("patternProperties") or {}).items():
-                try:
-                    if re.search(p, k):
-                        return s
-                except re.error:
-                    pass
-            return schema.get("additionalProperties", {})
+            for part in parts:
+                for p, s in (part.get("patternProperties") or {}).items():
+                    try:
+                        if re.search(p, k):
+                            return s
+                    except re.error:
+                        pass
+            return next((p["additionalProperties"] for p in parts if "additionalProperties" in p), {})
         return {k: self(value[k], member(k), depth + 1) for k in keys}
 
 
