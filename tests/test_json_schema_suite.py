@@ -72,7 +72,41 @@ def toolgram_reading(schema: Any) -> Any:
     """:func:`_reading`, except in a schema that uses ``unevaluatedProperties``: there it, not toolgram's policy,
     decides the members no part declares (toolgram meets the parts first, then reads it as their
     ``additionalProperties``), so the schema is read as JSON Schema reads it."""
-    return schema if "unevaluatedProperties" in _keywords(schema) else _reading(schema)
+    return schema if "unevaluatedProperties" in _keywords(schema) else _reading(_inline_branches(schema, schema))
+
+
+BRANCHES = ("allOf", "anyOf", "oneOf")
+
+
+def _inline_branches(schema: Any, root: Any, depth: int = 0) -> Any:
+    """``schema`` with each in-place branch that is only a local ``$ref`` (an ``allOf``/``anyOf``/``oneOf``
+    branch, ``then``, ``else``) replaced by a copy of its target: toolgram meets the target as a branch, so its
+    object policy is read on the met object, while the definition read alone is closed on its own names."""
+    if isinstance(schema, list):
+        return [_inline_branches(s, root, depth) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+
+    def branch(b: Any) -> Any:
+        ref = b.get("$ref") if isinstance(b, dict) else None
+        if depth < 4 and isinstance(ref, str) and ref[:2] == "#/" and set(b) <= {"$ref", "description", "title"}:
+            node = root
+            for part in ref[2:].split("/"):
+                node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
+            if isinstance(node, dict) and "$ref" not in node and "$id" not in node:
+                return _inline_branches(node, root, depth + 1)
+        return _inline_branches(b, root, depth)
+    out: dict[str, Any] = {}
+    for k, v in schema.items():
+        if k in ("enum", "const", "required", "examples", "default"):
+            out[k] = v
+        elif k in BRANCHES and isinstance(v, list):
+            out[k] = [branch(b) for b in v]
+        elif k in ("then", "else"):
+            out[k] = branch(v)
+        else:
+            out[k] = _inline_branches(v, root, depth)
+    return out
 
 
 def _reading(schema: Any, branch: bool = False) -> Any:
@@ -112,9 +146,11 @@ def _reading(schema: Any, branch: bool = False) -> Any:
             if not isinstance(b, dict):
                 read.append(b)
                 continue
-            rb = _reading(b, branch=True)
             own = isinstance(b.get("properties"), dict)
-            if policy and "additionalProperties" not in b and (has_properties or own):
+            closes = policy and "additionalProperties" not in b and (has_properties or own)
+            # a branch the outer neither closes nor opens is the met object alone: read on its own
+            rb = _reading(b, branch=closes or not policy)
+            if closes:
                 names = [*declared, *required_here, *(b.get("properties") or {}),
                          *(k for k in b.get("required", []) if isinstance(k, str))]
                 props = rb.get("properties", {})
