@@ -129,6 +129,30 @@ def test_refused_with_the_path(pattern: str) -> None:
     assert err.value.path == "$.p.pattern"
 
 
+@pytest.mark.parametrize("pattern", [
+    "^\\ba1\\b$", "^(\\bab\\b|[a-c1]+)$", "^a\\b $", "^a\\B1", "c (\\b[01]?[ab]\\b) ", "^( \\ba)+$",
+    "^(a\\B)?b$", "^(a\\bb|c)$", "^(a\\bb)?c$", "^(a\\bb)*c$", "^c|( \\b1\\b )$", "(?i)^\\bA\\b$",
+])
+def test_word_boundaries_decided_by_context(pattern: str) -> None:
+    """A ``\\b`` or ``\\B`` whose neighbours are all word or all non-word characters (the text's ends count as
+    non-word) always holds or never does: dropped, or its branch matches nothing (CloudFormation's
+    ``^(\\bTSTALIASID\\b|[0-9a-zA-Z]+)$``, ``cron\\((\\b[0-5]?[0-9]\\b) ``). Refused before 8 Dec."""
+    _agrees(pattern)
+
+
+@pytest.mark.parametrize("pattern", ["\\ba", "^(a\\b|b)*$", "^a\\b.$", "a\\B"])
+def test_word_boundaries_context_does_not_decide(pattern: str) -> None:
+    """Where a boundary's neighbours may be of either kind, it is refused naming the path and the boundary."""
+    with pytest.raises(ToolgramError) as err:
+        pattern_to_ir(pattern, decoded_char, "$.p.pattern")
+    assert err.value.path == "$.p.pattern" and "word boundary" in err.value.message
+
+
+def test_a_word_boundary_that_never_holds_matches_nothing() -> None:
+    with pytest.raises(ToolgramError, match="never holds"):
+        pattern_to_ir("^a\\bb$", decoded_char, "$.p.pattern")
+
+
 CASED = ["".join(t) for n in range(4) for t in itertools.product("aAbBkK\u212a1\n", repeat=n)]
 
 
