@@ -148,6 +148,25 @@ def test_word_boundaries_context_does_not_decide(pattern: str) -> None:
     assert err.value.path == "$.p.pattern" and "word boundary" in err.value.message
 
 
+_BOUNDED = st.sampled_from(["\\b", "\\B", "a", "1", " ", "[ab]", "[ 1]", "a?", " *", "(a|1)", "(\\ba| )", "(b\\b)?"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(start=st.booleans(), end=st.booleans(), parts=st.lists(_BOUNDED, min_size=1, max_size=5))
+def test_random_word_boundaries(start: bool, end: bool, parts: list[str]) -> None:
+    """Random patterns with boundaries: compiled exactly (against Python's ``re``, whose ``\\b`` is ECMAScript's over
+    this alphabet, except that Python's ``\\B`` never matches in the empty text and ECMAScript's does), or matching
+    nothing where a boundary never holds, or refused naming the boundary."""
+    pattern = ("^" if start else "") + "".join(parts) + ("$" if end else "")
+    try:
+        _agrees(pattern, words=[w for w in WORDS if w or "\\B" not in pattern])
+    except ToolgramError as exc:
+        if "never holds" in exc.message:
+            assert not any(re.search(pattern.replace("$", r"\Z"), w) for w in WORDS), pattern
+        else:
+            assert "word boundary" in exc.message, exc
+
+
 def test_a_word_boundary_that_never_holds_matches_nothing() -> None:
     with pytest.raises(ToolgramError, match="never holds"):
         pattern_to_ir("^a\\bb$", decoded_char, "$.p.pattern")
