@@ -81,46 +81,42 @@ def raw_tests(orig: Any, read: Any) -> Any:
     return read
 
 
-def typed(schema: Any, key: str | None = None) -> Any:
-    """A keyword implies its type where ``type`` is absent (not inside a condition's test)."""
-    if isinstance(schema, list):
-        return [typed(x) for x in schema]
-    if not isinstance(schema, dict):
-        return schema
-    names = key in ("properties", "patternProperties", "definitions", "$defs", "dependentSchemas")
-    out = {k: (v if not names and k in (*VALUES, "if", "not") else typed(v, None if names else k))
-           for k, v in schema.items()}
-    if not names and "type" not in schema and not any(k in schema for k in ("enum", "const", "anyOf", "oneOf",
-                                                                             "allOf", "$ref")):
-        implied = infer_type(schema)
-        if implied:
-            out["type"] = implied
-    return out
+NAMED = ("properties", "patternProperties", "definitions", "$defs", "dependentSchemas")
 
 
-def ascii_patterns(schema: Any, key: str | None = None) -> Any:
-    """Every ``pattern`` and ``patternProperties`` key under ``(?a)``: ECMAScript's classes are ASCII."""
+def each_schema(schema: Any, fn: Any, skip: tuple[str, ...] = (), key: str | None = None) -> Any:
+    """``schema`` with ``fn`` applied to every schema in it, innermost first; not to instance values (``enum``,
+    ``const`` ...) nor inside the keywords ``skip`` names."""
     if isinstance(schema, list):
-        return [ascii_patterns(x) for x in schema]
+        return [each_schema(x, fn, skip) for x in schema]
     if not isinstance(schema, dict):
         return schema
-    names = key in ("properties", "definitions", "$defs", "dependentSchemas")
-    out = {}
-    for k, v in schema.items():
-        if not names and k in VALUES:
-            out[k] = v
-        elif not names and k == "pattern" and isinstance(v, str):
-            out[k] = "(?a)" + v
-        elif not names and k == "patternProperties" and isinstance(v, dict):
-            out[k] = {"(?a)" + p: ascii_patterns(x) for p, x in v.items()}
-        else:
-            out[k] = ascii_patterns(v, None if names else k)
+    if key in NAMED:
+        return {k: each_schema(v, fn, skip) for k, v in schema.items()}
+    return fn({k: v if k in VALUES or k in skip else each_schema(v, fn, skip, k) for k, v in schema.items()})
+
+
+def _typed(schema: dict[str, Any]) -> dict[str, Any]:
+    if "type" in schema or any(k in schema for k in ("enum", "const", "anyOf", "oneOf", "allOf", "$ref")):
+        return schema
+    implied = infer_type(schema)
+    return {**schema, "type": implied} if implied else schema
+
+
+def _ascii(schema: dict[str, Any]) -> dict[str, Any]:
+    out = dict(schema)
+    if isinstance(out.get("pattern"), str):
+        out["pattern"] = "(?a)" + out["pattern"]
+    if isinstance(out.get("patternProperties"), dict):
+        out["patternProperties"] = {"(?a)" + p: x for p, x in out["patternProperties"].items()}
     return out
 
 
 def reading(schema: dict[str, Any]) -> Any:
     """The oracle's schema (module docstring)."""
-    return ascii_patterns(typed(raw_tests(schema, toolgram_reading(schema))))
+    # a keyword implies its type where ``type`` is absent (not inside a condition's test); every ``pattern`` and
+    # ``patternProperties`` key under ``(?a)``: ECMAScript's classes are ASCII
+    return each_schema(each_schema(raw_tests(schema, toolgram_reading(schema)), _typed, ("if", "not")), _ascii)
 
 
 # -- toolgram's member order ---------------------------------------------------------------------------------------
