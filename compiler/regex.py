@@ -16,6 +16,7 @@ is spelled (a JSON escape, a Python escape, or raw text that must avoid a delimi
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
-from ..errors import EmptySchemaError, UnsupportedSchemaError
+from ..errors import EmptySchemaError, ToolgramError, UnsupportedSchemaError
 from ..grammars.syntax import json_text, python_text
 from .boundaries import resolved
 from .charsets import MAXCP, class_ranges, negate, subtract
@@ -36,6 +37,7 @@ from .dfa import (
     build_dfa,
     build_labeled_dfa,
     dfa_expr,
+    dfa_regex,
     graph_of,
     intersection,
     minimize,
@@ -111,6 +113,17 @@ def _parse(pattern: str) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         return sre.parse(ecmascript(pattern))
+
+
+@lru_cache(maxsize=256)
+def matcher(pattern: str) -> Callable[[str], bool] | None:
+    """Whether a text matches ``pattern`` as toolgram reads it (its decoded expression as an unambiguous Python
+    regex: ECMAScript's classes and anchors, not Python's); ``None`` for a pattern toolgram cannot write."""
+    try:
+        rx = re.compile(dfa_regex(pattern_to_ir(pattern, decoded_char, "")))
+    except (ToolgramError, DfaLimit):
+        return None
+    return lambda text: rx.fullmatch(text) is not None
 
 
 @lru_cache(maxsize=1024)

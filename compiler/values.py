@@ -43,6 +43,7 @@ from .regex import (
     Patterns,
     decoded_char,
     json_char,
+    matcher,
     pattern_to_ir,
     python_char,
     raw_char,
@@ -1394,8 +1395,6 @@ def _json_type(v: Any) -> str:
 def admits(schema: dict[str, Any], v: Any) -> bool:
     """Whether the scalar keywords of ``schema`` (type, bounds, lengths, pattern, multipleOf, not
     over const/enum/type) admit ``v``; keywords about members and items are not looked at."""
-    import re
-
     t = schema.get("type")
     if t is not None:
         kinds = {_json_type(v)}
@@ -1422,12 +1421,9 @@ def admits(schema: dict[str, Any], v: Any) -> bool:
         if isinstance(schema.get("maxLength"), int) and n > schema["maxLength"]:
             return False
         pattern = schema.get("pattern")
-        if isinstance(pattern, str):
-            try:
-                if not re.search(pattern, v):
-                    return False
-            except re.error:
-                pass
+        matches = matcher(pattern) if isinstance(pattern, str) else None
+        if matches is not None and not matches(v):  # (a pattern toolgram cannot write is refused where it is built)
+            return False
     neg = schema.get("not")
     if isinstance(neg, dict) and set(neg) <= {"type", "enum", "const"} and neg and admits_not(neg, v):
         return False

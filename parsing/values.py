@@ -21,11 +21,9 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from functools import lru_cache
 from typing import Any
 
-from ..compiler.dfa import DfaLimit, dfa_regex
-from ..compiler.regex import decoded_char, pattern_to_ir
+from ..compiler.regex import matcher
 from ..compiler.schema import TYPE_ALIASES, follow_pointer
 from ..errors import ToolgramError
 from ..grammars.syntax import gemma_text
@@ -204,15 +202,10 @@ def member_schema(params: Any, key: str) -> Any:
     return extra if isinstance(extra, dict) and extra else None
 
 
-@lru_cache(maxsize=256)
 def key_pattern(pattern: str) -> Callable[[str], bool]:
-    """Whether a key matches a ``patternProperties`` pattern, read as the compiler reads it (its decoded
-    expression, as an unambiguous Python regex); a pattern the compiler cannot read matches nothing."""
-    try:
-        rx = re.compile(dfa_regex(pattern_to_ir(pattern, decoded_char, "")))
-    except (ToolgramError, DfaLimit):
-        return lambda key: False
-    return lambda key: rx.fullmatch(key) is not None
+    """Whether a key matches a ``patternProperties`` pattern, read as the compiler reads it; a pattern the
+    compiler cannot read matches nothing."""
+    return matcher(pattern) or (lambda key: False)
 
 
 def _value_type(value: Any) -> str:

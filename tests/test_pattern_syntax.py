@@ -18,6 +18,7 @@ from toolgram.compiler.charsets import negate
 from toolgram.compiler.dfa import dfa_regex
 from toolgram.compiler.ir import Alt, Chars, Lit, Rep, Seq
 from toolgram.compiler.regex import decoded_char, pattern_to_ir
+from toolgram.compiler.values import enum_values
 
 from toolgram import ToolgramError
 
@@ -255,3 +256,15 @@ def test_a_lark_terminal_past_the_state_limit() -> None:
                       ("://x", False)):
         text = '<tool_call>\n{"name": "f", "arguments": {"u": "' + value + '"}}\n</tool_call>'
         assert bool(parse_strict("hermes", text, tools, tool_choice="required")["tool_calls"]) == ok, value
+
+
+@pytest.mark.parametrize(("schema", "kept"), [
+    ({"enum": ["1", "\u0661", "a"], "pattern": "^\\d$"}, ["1"]),  # ECMAScript's \d is ASCII; Python's is not
+    ({"enum": ["A", "a", "\u00c9"], "pattern": "^\\p{Lu}$"}, ["A", "\u00c9"]),  # Python's re cannot read \p{…}
+    ({"enum": ["x\n", "x"], "pattern": "^x$"}, ["x"]),  # ECMAScript's $ is the end of the text
+])
+def test_enum_values_filtered_by_pattern_as_ecmascript_reads_it(schema: dict, kept: list) -> None:
+    """An ``enum`` beside a ``pattern`` keeps the values the pattern matches as the grammar reads it (it read them
+    with Python's ``re`` before 8 Dec, so a value the grammar then refused could be kept, and a ``\\p{…}`` pattern
+    kept every value)."""
+    assert enum_values({"type": "string", **schema}, "$") == kept
