@@ -68,19 +68,6 @@ def _late(*_: Any) -> None:
 
 # -- the oracle: the schema as toolgram reads it -----------------------------------------------------------------
 
-def raw_tests(orig: Any, read: Any) -> Any:
-    """``read`` with each condition's test (``if``, ``not``) as written: toolgram's policy is not applied there."""
-    if isinstance(orig, dict) and isinstance(read, dict):
-        for k in read:
-            if k in ("if", "not") and k in orig:
-                read[k] = orig[k]
-            elif k not in VALUES:
-                read[k] = raw_tests(orig.get(k), read[k])
-    elif isinstance(orig, list) and isinstance(read, list) and len(orig) == len(read):
-        return [raw_tests(o, r) for o, r in zip(orig, read, strict=True)]
-    return read
-
-
 NAMED = ("properties", "patternProperties", "definitions", "$defs", "dependentSchemas")
 
 
@@ -116,7 +103,7 @@ def reading(schema: dict[str, Any]) -> Any:
     """The oracle's schema (module docstring)."""
     # a keyword implies its type where ``type`` is absent (not inside a condition's test); every ``pattern`` and
     # ``patternProperties`` key under ``(?a)``: ECMAScript's classes are ASCII
-    return each_schema(each_schema(raw_tests(schema, toolgram_reading(schema)), _typed, ("if", "not")), _ascii)
+    return each_schema(each_schema(toolgram_reading(schema), _typed, ("if", "not")), _ascii)
 
 
 # -- toolgram's member order ---------------------------------------------------------------------------------------

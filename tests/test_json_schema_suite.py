@@ -118,9 +118,9 @@ def _reading(schema: Any, branch: bool = False) -> Any:
         return [_reading(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    # a condition's test declares no name, then/else declare theirs as allOf branches do (toolgram meets each
-    # with the object it tests): read them open
-    out = {k: (v if k in ("enum", "const", "required") else _reading(v, branch=k in ("if", "then", "else")))
+    # a condition's test (if, not) is read as JSON Schema reads it, at every depth; then/else declare their names
+    # as allOf branches do (toolgram meets each with the object it tests): read them open
+    out = {k: (v if k in ("enum", "const", "required", "if", "not") else _reading(v, branch=k in ("then", "else")))
            for k, v in schema.items()}
     if isinstance(schema.get("dependentSchemas"), dict):
         out["dependentSchemas"] = {k: _reading(v, branch=True) for k, v in schema["dependentSchemas"].items()}
