@@ -6,8 +6,9 @@ the top-level sequence (met with the text after or before them by product automa
 Unanchored patterns match anywhere (JSON Schema semantics), so they get any text around them.
 ECMAScript syntax Python's parser lacks is translated first (``\\p{…}`` classes, ``(?<name>…)``, ``[^]``, ``[]``:
 :mod:`.ecmascript`), and the inline flags ``(?i)``/``(?s)`` of patterns written for Python or Java are
-applied.  A word boundary is kept where its neighbours decide it (:mod:`.boundaries`).  Look-arounds inside
-groups, back-references, other anchors inside the pattern and ``(?m)`` raise :class:`UnsupportedSchemaError`.
+applied.  Anchors and word boundaries inside the pattern are kept where what stands beside them decides them
+(:mod:`.boundaries`).  Look-arounds inside groups, back-references and ``(?m)`` raise
+:class:`UnsupportedSchemaError`.
 ``.`` means any character but a newline, as in ECMAScript.
 
 The result is a :class:`CharSpace` expression: the caller says how one decoded character
@@ -322,11 +323,11 @@ def _branches_of(pattern: str) -> tuple[tuple[bool, bool, list], ...]:
         raise
     except Exception as exc:  # re.error
         raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}") from None
-    branches = [(start, end, resolved(items, start, end, pattern))
-                for start, end, items in _anchored(flagged(list(tree), tree.state.flags, pattern))]
-    if all(items is None for _, _, items in branches):
-        raise EmptySchemaError(f"no string matches pattern {pattern!r}: a word boundary in it never holds")
-    return tuple((start, end, items) for start, end, items in branches if items is not None)
+    branches = [part for start, end, items in _anchored(flagged(list(tree), tree.state.flags, pattern))
+                for part in resolved(items, start, end, pattern)]
+    if not branches:
+        raise EmptySchemaError(f"no string matches pattern {pattern!r}: an anchor or word boundary in it never holds")
+    return tuple(branches)
 
 
 @lru_cache(maxsize=1024)
@@ -668,6 +669,9 @@ def _node(op, av, char: Callable, pattern: str, path: str) -> Expr:  # noqa: C90
     if op == c.AT and av in (c.AT_BOUNDARY, c.AT_NON_BOUNDARY):
         raise UnsupportedSchemaError(f"pattern {pattern!r}: a word boundary whose neighbours may be word or non-word "
                                      "characters cannot be expressed in a grammar", path)
+    if op == c.AT:
+        raise UnsupportedSchemaError(f"pattern {pattern!r}: an anchor inside it that may stand at the text's edge or "
+                                     "not cannot be expressed in a grammar", path)
     raise UnsupportedSchemaError(f"pattern {pattern!r}: {str(op).lower()} cannot be expressed in a grammar", path)
 
 
