@@ -27,14 +27,33 @@ from .schema import SchemaContext, may_overlap, settle_names
 _BY_NAME = ("additionalProperties", "patternProperties", "propertyNames", "unevaluatedProperties")
 
 
-def _names(schema: dict[str, Any]) -> set[str]:
-    """The names ``schema`` declares or requires."""
+#: keywords whose schemas apply in place: the names they declare are the branch's too
+_IN_PLACE = ("allOf", "anyOf", "oneOf", "then", "else")
+
+
+def _names(schema: dict[str, Any], ctx: SchemaContext | None = None, refs: frozenset[str] = frozenset()) -> set[str]:
+    """The names ``schema`` declares or requires, also in its in-place parts and (with ``ctx``) the targets of its
+    ``$ref``s: a ``oneOf`` branch that is itself a ``oneOf`` of objects declares their names."""
     props = schema.get("properties")
     req = schema.get("required")
-    return {*(props if isinstance(props, dict) else ()), *(n for n in (req or []) if isinstance(n, str))}
+    out = {*(props if isinstance(props, dict) else ()), *(n for n in (req or []) if isinstance(n, str))}
+    ref = schema.get("$ref")
+    if ctx is not None and isinstance(ref, str) and ref not in refs:
+        try:
+            target, _ = ctx.resolve(ref, "$")
+        except (SchemaError, UnsupportedSchemaError):  # (reported where it is built)
+            target = None
+        if isinstance(target, dict):
+            out |= _names(target, ctx, refs | {ref})
+    for k in _IN_PLACE:
+        parts = schema.get(k)
+        for part in parts if isinstance(parts, list) else [parts]:
+            if isinstance(part, dict):
+                out |= _names(part, ctx, refs)
+    return out
 
 
-def _names_agree(outer: dict[str, Any], raws: list[Any]) -> bool:
+def _names_agree(outer: dict[str, Any], raws: list[Any], ctx: SchemaContext) -> bool:
     """Whether no branch admits or rejects an object by a name alone beside ``outer`` (the module docstring)."""
     if any(isinstance(b, dict) and any(k in b for k in _BY_NAME) for b in raws) or "patternProperties" in outer:
         return False
@@ -44,7 +63,7 @@ def _names_agree(outer: dict[str, Any], raws: list[Any]) -> bool:
     if extra is None and "properties" not in outer:  # open by toolgram's policy while no branch declares names
         return not any(isinstance(b, dict) and "properties" in b for b in raws)
     declared = _names({"properties": outer.get("properties") or {}})
-    return all(not isinstance(b, dict) or _names(b) <= declared for b in raws)
+    return all(not isinstance(b, dict) or _names(b, ctx) <= declared for b in raws)
 
 
 def _apart_by_names(outer: dict[str, Any], raws: list[Any], mets: list[tuple[int, Any]]) -> dict[int, list[Any]] | None:
@@ -89,7 +108,7 @@ def exclusive(outer: dict[str, Any], raws: list[Any], mets: list[tuple[int, Any]
         raws = [_flat(b, ctx, f"{path}.oneOf[{i}]") for i, b in enumerate(raws)]
         if any(b is None for b in raws):
             return None
-        if not _names_agree(outer, raws):
+        if not _names_agree(outer, raws, ctx):
             return _apart_by_names(outer, raws, mets)
         overlaps = {i: [j for j, other in mets if j != i and may_overlap(m, other, ctx, path)] for i, m in mets}
         if not any(overlaps.values()):

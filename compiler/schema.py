@@ -483,6 +483,8 @@ def met_branch(outer: dict[str, Any], branch: Any, path: str, ctx: SchemaContext
         return outer if branch is True else branch
     if ctx is not None:
         branch = ctx.settled(branch, path)
+        if "properties" in outer and ("$ref" in branch or "allOf" in branch):
+            branch = flatten(branch, ctx, path)  # met first: its members follow the outer's, as an inline one's do
     return meet(outer, branch, path)
 
 

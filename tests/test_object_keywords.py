@@ -303,6 +303,38 @@ def test_one_of_told_apart_by_names(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("nested", ["oneOf", "anyOf", "$ref"])
+def test_one_of_names_declared_in_nested_branches(fmt: str, nested: str) -> None:
+    """A ``oneOf`` branch that is itself a ``oneOf``/``anyOf`` of objects (or a ``$ref`` to one) declares their
+    names: such a ``oneOf`` is read as any-of, as one whose branches declare them directly. It was split, and the
+    split closed the branch on the outer's names, so ``route`` was refused (SchemaStore's Azure Functions
+    bindings: ``oneOf: [dynamic, {oneOf: [http, ...]}]``)."""
+    http = {"properties": {"t": {"const": "h"}, "route": INTS}}
+    inner = {"$ref": "#/$defs/http"} if nested == "$ref" else {nested: [http]}
+    params = {"type": "object", "properties": {"t": {"type": "string"}}, "required": ["t"], "$defs": {"http": http},
+              "oneOf": [{"properties": {"t": {"const": "x"}}}, inner if nested == "$ref" else {"oneOf": [inner]}]}
+    for args, ok in (({"t": "h", "route": 1}, True), ({"t": "x"}, True), ({"t": "h"}, True),
+                     ({"t": "x", "route": 1}, False), ({"t": "y"}, False)):
+        assert set(_verdicts(fmt, params, args).values()) == {ok}, args
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("branch", ["inline", "$ref", "allOf"])
+def test_a_branch_met_with_the_outer_keeps_the_outer_members_first(fmt: str, branch: str) -> None:
+    """An ``anyOf``/``oneOf`` branch is met with the keywords beside it, the outer's members first, whether it is
+    written inline, as a ``$ref`` or as an ``allOf``: the order was the target's first for the last two, so the
+    same arguments were valid or not by how the branch was written."""
+    dyn = {"properties": {"type": {"type": "string"}, "dir": {"enum": ["in", "out"]}}}
+    written = {"inline": dyn, "$ref": {"$ref": "#/$defs/dyn"}, "allOf": {"allOf": [{"$ref": "#/$defs/dyn"}]}}
+    params = {"type": "object", "$defs": {"dyn": dyn}, "required": ["name", "type"],
+              "properties": {"name": {"type": "string"}, "type": {"type": "string"}},
+              "anyOf": [written[branch], {"properties": {"type": {"const": "http"}, "route": INTS}}]}
+    for args, ok in (({"name": "", "type": "x", "dir": "in"}, True), ({"name": "", "type": "http", "route": 1}, True),
+                     ({"type": "x", "name": ""}, False), ({"name": "", "type": "x", "dir": "up"}, False)):
+        assert set(_verdicts(fmt, params, args).values()) == {ok}, args
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("required", [(), ("D",)])
 def test_one_of_closed_branches_apart_by_names(fmt: str, required: tuple[str, ...]) -> None:
     """Closed objects with no name in common (CloudFormation's ``oneOf`` of one-member messages) share only
