@@ -140,10 +140,14 @@ class Order:
         if not isinstance(schema, dict) or depth > 20:
             return {}
         out: dict[str, Any] = {}
+
+        def add(members: dict[str, Any], into: dict[str, Any]) -> None:  # a name several parts declare: all hold
+            for k, v in members.items():
+                into[k] = v if k not in into else {"allOf": [into[k], v]}
         for b in schema.get("allOf") or []:
-            out.update(self.members(b, value, depth + 1, conds))
+            add(self.members(b, value, depth + 1, conds), out)
         if isinstance(schema.get("properties"), dict):
-            out.update(schema["properties"])
+            add(schema["properties"], out)
         for kw in ("anyOf", "oneOf"):
             best, score = {}, -1
             for b in schema.get(kw) or []:
@@ -151,14 +155,11 @@ class Order:
                 s = len(set(value) & set(p)) + (1000 if self._valid(b, value) else 0)
                 if s > score:
                     best, score = p, s
-            for k, v in best.items():
-                out.setdefault(k, v)
+            add(best, out)
         for kw in ("then", "else"):
-            for k, v in self.members(schema.get(kw), value, depth + 1, conds).items():
-                conds.setdefault(k, v)
+            add(self.members(schema.get(kw), value, depth + 1, conds), conds)
         if top:
-            for k, v in conds.items():
-                out.setdefault(k, v)
+            add(conds, out)
         return out
 
     def parts(self, schema: Any, value: Any, depth: int = 0) -> list[dict[str, Any]]:
