@@ -100,7 +100,8 @@ NOTES: dict[str, str] = {
     "required": "a name `properties` does not declare is a member with any value",
     "minProperties": "at most 2,147,483,647 (counted members; past the declared ones, extra members as one count)",
     "maxProperties": "at most 2,147,483,647 (counted members; past the declared ones, extra members as one count)",
-    "pattern": "ECMAScript subset (top-level look-arounds included); together with minLength/maxLength: intersected "
+    "pattern": "ECMAScript subset (top-level look-arounds included; anchors and word boundaries inside it where "
+               "what stands beside them decides them); together with minLength/maxLength: intersected "
                "where exact (one variable part, one character of a class somewhere, or a DFA of at most 64 states, "
                "each run of fixed-length parts read as one mark, whose counted product has at most 4,000 parts: an "
                "email-like pattern of 7 states under maxLength 4096, an AWS ARN under maxLength 2048)",
