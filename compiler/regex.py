@@ -76,8 +76,8 @@ def pattern_to_ir(
         return _at(_restricted(pattern, char, length), path)
     try:
         return _pattern_ir(pattern, char)
-    except UnsupportedSchemaError as exc:
-        raise UnsupportedSchemaError(exc.message, path) from None
+    except (UnsupportedSchemaError, EmptySchemaError) as exc:
+        raise type(exc)(exc.message, path) from None
 
 
 #: what the caches of meets keep where a meet is refused: the error without its path (:func:`_at` adds it)

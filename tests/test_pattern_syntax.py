@@ -180,8 +180,9 @@ def test_random_anchors_and_word_boundaries(start: bool, end: bool, parts: list[
 
 @pytest.mark.parametrize("pattern", ["^a\\bb$", "a^b", "a$b", "\\Ba\\b^", "must be a ref ex. $__arc__{{ x }}"])
 def test_a_test_that_never_holds_matches_nothing(pattern: str) -> None:
-    with pytest.raises(ToolgramError, match="never holds"):
+    with pytest.raises(ToolgramError, match="never holds") as err:
         pattern_to_ir(pattern, decoded_char, "$.p.pattern")
+    assert err.value.path == "$.p.pattern"
 
 
 CASED = ["".join(t) for n in range(4) for t in itertools.product("aAbBkK\u212a1\n", repeat=n)]
