@@ -182,7 +182,8 @@ class Order:
         if depth > 60 or not parts:
             return value
         if isinstance(value, list):
-            items: Any = next((p["items"] for p in parts if isinstance(p.get("items"), dict)), {})
+            every = [p["items"] for p in parts if isinstance(p.get("items"), dict)]  # (all hold)
+            items: Any = every[0] if len(every) == 1 else {"allOf": every}
             prefix = next((p.get("prefixItems") or p["items"] for p in parts
                            if isinstance(p.get("prefixItems") or p.get("items"), list)), [])
             return [self(v, prefix[i] if i < len(prefix) else items, depth + 1) for i, v in enumerate(value)]
