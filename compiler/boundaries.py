@@ -16,9 +16,10 @@ from __future__ import annotations
 from re import _constants as c  # type: ignore[attr-defined]
 from typing import Any
 
-from .charsets import class_ranges, negate
+from .charsets import class_ranges, negate, subtract
 
 _WORD = ((48, 57), (65, 90), (95, 95), (97, 122))
+_OTHER = negate(_WORD)
 WORD_CLASS = (c.IN, [(c.RANGE, r) for r in _WORD])
 OTHER_CLASS = (c.IN, [(c.NEGATE, None), *WORD_CLASS[1]])
 ANY_SIDE = frozenset("wne")
@@ -206,20 +207,4 @@ def _nullable(items: list, pattern: str) -> bool:
 
 def _of(ranges: Any) -> frozenset:
     """The kinds (``w`` word, ``n`` other) of the characters in ``ranges``."""
-    word = any(a <= y and x <= b for a, b in ranges for x, y in _WORD)
-    return frozenset("w" * word + "n" * _non_word(ranges))
-
-
-def _non_word(ranges: Any) -> bool:
-    """Whether ``ranges`` hold a character that is not a word character."""
-    for a, b in ranges:
-        point = a
-        for x, y in _WORD:
-            if y < point:
-                continue
-            if x > point:
-                break
-            point = y + 1
-        if point <= b:
-            return True
-    return False
+    return frozenset("w" * bool(subtract(ranges, _OTHER)) + "n" * bool(subtract(ranges, _WORD)))
