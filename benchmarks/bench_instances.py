@@ -50,7 +50,7 @@ from toolgram.engines import xgrammar_engine
 from toolgram.errors import ToolgramError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_json_schema_suite import toolgram_reading  # noqa: E402
+from test_json_schema_suite import pointer, toolgram_reading  # noqa: E402
 
 ANNOTATIONS = ("description", "title", "$comment", "default", "examples", "markdownDescription", "deprecated")
 VALUES = ("enum", "const", "default", "examples")
@@ -118,9 +118,7 @@ class Order:
         for _ in range(50):
             if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"][:1] == "#"):
                 break
-            node = self.root
-            for part in [p for p in schema["$ref"][1:].split("/") if p]:
-                node = node.get(part.replace("~1", "/").replace("~0", "~"), {}) if isinstance(node, dict) else {}
+            node = pointer(self.root, schema["$ref"], {})
             rest = {k: v for k, v in schema.items() if k != "$ref" and k not in ANNOTATIONS}
             schema = {**rest, "allOf": [node, *rest.get("allOf", [])]} if rest else node
         return schema

@@ -49,6 +49,19 @@ def suite_files(draft: str, status: str) -> list[Path]:
     return [f for f in files if KEYWORDS.get(FILE_KEYWORD.get(f.stem, f.stem)) == status]
 
 
+#: keys whose values are instances or names, not schemas
+VALUE_KEYS = ("enum", "const", "required", "examples", "default")
+
+
+def pointer(root: Any, ref: str, missing: Any = None) -> Any:
+    """The node a local reference (``#/a/b``, ``~1`` and ``~0`` escaped) names in ``root``; ``missing`` where
+    there is none."""
+    node = root
+    for part in [p for p in ref[1:].split("/") if p]:
+        node = node.get(part.replace("~1", "/").replace("~0", "~"), missing) if isinstance(node, dict) else missing
+    return node
+
+
 def _keywords(schema: Any) -> set[str]:
     """Every keyword used anywhere in ``schema`` (keys of schema objects; property names are skipped)."""
     out: set[str] = set()
@@ -61,7 +74,7 @@ def _keywords(schema: Any) -> set[str]:
                 if k in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas"):
                     if isinstance(v, dict):
                         stack.extend(v.values())
-                elif k not in ("enum", "const", "required", "examples", "default"):
+                elif k not in VALUE_KEYS:
                     stack.append(v)
         elif isinstance(node, list):
             stack.extend(node)
@@ -90,15 +103,13 @@ def _inline_branches(schema: Any, root: Any, depth: int = 0) -> Any:
     def branch(b: Any) -> Any:
         ref = b.get("$ref") if isinstance(b, dict) else None
         if depth < 4 and isinstance(ref, str) and ref[:2] == "#/" and set(b) <= {"$ref", "description", "title"}:
-            node = root
-            for part in ref[2:].split("/"):
-                node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
+            node = pointer(root, ref)
             if isinstance(node, dict) and "$ref" not in node and "$id" not in node:
                 return _inline_branches(node, root, depth + 1)
         return _inline_branches(b, root, depth)
     out: dict[str, Any] = {}
     for k, v in schema.items():
-        if k in ("enum", "const", "required", "examples", "default"):
+        if k in VALUE_KEYS:
             out[k] = v
         elif k in BRANCHES and isinstance(v, list):
             out[k] = [branch(b) for b in v]
@@ -170,10 +181,7 @@ def _ordered(value: Any, schema: Any, root: Any) -> Any:
     """``value`` with object keys in toolgram's member order (``properties``, then the undeclared names ``required`` and
     ``dependentRequired`` mention), extras last."""
     if isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#"):
-        node = root
-        for part in [p for p in schema["$ref"][1:].split("/") if p]:
-            node = node.get(part.replace("~1", "/").replace("~0", "~"), {}) if isinstance(node, dict) else {}
-        schema = node
+        schema = pointer(root, schema["$ref"], {})
     if not isinstance(schema, dict):
         return value
     if isinstance(value, list):
@@ -348,7 +356,7 @@ def _only_vacuous(schema: Any, keyword: str) -> bool:
                 found = True
                 if not vacuous(keyword, node):
                     return False
-            stack.extend(v for k, v in node.items() if k not in ("enum", "const", "required", "examples", "default"))
+            stack.extend(v for k, v in node.items() if k not in VALUE_KEYS)
         elif isinstance(node, list):
             stack.extend(node)
     return found
